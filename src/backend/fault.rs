@@ -1,0 +1,91 @@
+//! What can go wrong inside a launch, in words a learner can act on.
+
+use serde::{Deserialize, Serialize};
+
+/// Where in the launch something happened.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ThreadPlace {
+    pub block: [u32; 3],
+    pub thread: [u32; 3],
+    /// Source line (from the PTX `.loc`), when known.
+    pub line: Option<u32>,
+}
+
+impl std::fmt::Display for ThreadPlace {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let [bx, by, bz] = self.block;
+        let [tx, ty, tz] = self.thread;
+        write!(f, "block ({bx},{by},{bz}) thread ({tx},{ty},{tz})")?;
+        if let Some(line) = self.line {
+            write!(f, ", line {line}")?;
+        }
+        Ok(())
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum FindingKind {
+    /// Shared memory read before any thread of the block wrote it in this launch.
+    UninitialisedSharedRead,
+    /// Two threads touched one shared word, at least one writing, with no barrier between.
+    SharedRace,
+}
+
+/// A non-fatal problem the emulator saw; the launch went on.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Finding {
+    pub kind: FindingKind,
+    pub at: ThreadPlace,
+    /// Shared-memory byte offset.
+    pub address: u64,
+    pub message: String,
+    /// How many times this (kind, line) was seen in the launch.
+    pub count: u64,
+}
+
+/// A launch that could not complete or cannot be trusted.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "kebab-case")]
+pub enum KernelFault {
+    /// A global load or store outside every buffer the harness allocated.
+    OutOfBounds { at: ThreadPlace, address: u64, bytes: u32, write: bool, message: String },
+    /// The kernel ran past the step budget or the time limit (an endless loop?).
+    Timeout { message: String },
+    /// A barrier that not every thread of the block can reach, or reached under divergence.
+    Barrier { at: ThreadPlace, message: String },
+    /// The kernel uses a PTX feature the emulator does not execute.
+    Unsupported { message: String },
+    /// The GPU reported an error (illegal address, launch failure) or the worker died.
+    Crashed { message: String },
+    /// The backend itself failed (not the kernel's fault).
+    Infrastructure { message: String },
+    Cancelled,
+}
+
+impl KernelFault {
+    pub fn message(&self) -> String {
+        match self {
+            KernelFault::OutOfBounds { message, .. }
+            | KernelFault::Timeout { message }
+            | KernelFault::Barrier { message, .. }
+            | KernelFault::Unsupported { message }
+            | KernelFault::Crashed { message }
+            | KernelFault::Infrastructure { message } => message.clone(),
+            KernelFault::Cancelled => "cancelled".into(),
+        }
+    }
+
+    /// Source line to mark in the editor, when the fault has one.
+    pub fn line(&self) -> Option<u32> {
+        match self {
+            KernelFault::OutOfBounds { at, .. } | KernelFault::Barrier { at, .. } => at.line,
+            _ => None,
+        }
+    }
+
+    pub fn is_infrastructure(&self) -> bool {
+        matches!(self, KernelFault::Infrastructure { .. })
+    }
+}
+

@@ -1,0 +1,79 @@
+//! The `Backend` interface: something that launches a compiled kernel as the lesson contract
+//! says and reports what happened. Two implementations: the CPU emulator of the PTX and the
+//! GPU (a worker subprocess driving CUDA through cudarc).
+
+mod fault;
+mod select;
+
+pub use fault::{Finding, FindingKind, KernelFault, ThreadPlace};
+pub use select::{BackendChoice, open_backend};
+
+use crate::compile::{CompiledKernel, Target};
+use crate::harness::SizeVerification;
+use crate::lesson::Lesson;
+use crate::report::{SectorProfile, Timing};
+use serde::{Deserialize, Serialize};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum BackendKind {
+    Emulator,
+    Gpu,
+}
+
+/// Which backend ran, in words, for reports.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct BackendInfo {
+    pub kind: BackendKind,
+    /// `NVIDIA H200 (sm_90)` or `PTX emulator, 2 threads`.
+    pub device: String,
+}
+
+/// Set from another thread (the GUI's Cancel) to stop a run between or inside launches.
+#[derive(Debug, Clone, Default)]
+pub struct CancelFlag(Arc<AtomicBool>);
+
+impl CancelFlag {
+    pub fn cancel(&self) {
+        self.0.store(true, Ordering::Relaxed);
+    }
+    pub fn is_cancelled(&self) -> bool {
+        self.0.load(Ordering::Relaxed)
+    }
+}
+
+/// One size checked, plus what the backend noticed while running it.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct SizeRun {
+    pub verification: SizeVerification,
+    /// Non-fatal findings (races, reads of unwritten shared memory) from this launch.
+    pub findings: Vec<Finding>,
+}
+
+pub trait Backend: Send {
+    fn info(&self) -> BackendInfo;
+
+    /// What NVRTC must produce for this backend.
+    fn target(&self) -> Target;
+
+    /// Launches the kernel once at size `n` on fresh inputs from `seed` into a poisoned output
+    /// and verifies every element.
+    fn verify_size(
+        &mut self,
+        lesson: &Lesson,
+        kernel: &CompiledKernel,
+        n: u32,
+        seed: u64,
+        cancel: &CancelFlag,
+    ) -> Result<SizeRun, KernelFault>;
+
+    /// Global-memory sectors over the contract's profile run.
+    fn profile(&mut self, lesson: &Lesson, kernel: &CompiledKernel, cancel: &CancelFlag) -> Result<SectorProfile, KernelFault>;
+
+    /// Wall-clock timing of the profile size, where the backend can measure it.
+    fn time(&mut self, _lesson: &Lesson, _kernel: &CompiledKernel, _cancel: &CancelFlag) -> Result<Option<Timing>, KernelFault> {
+        Ok(None)
+    }
+}

@@ -1,0 +1,83 @@
+//! The headless command line: how tests, CI and classroom grading drive haloscope.
+
+mod doctor;
+mod lessons;
+mod print;
+mod run;
+
+use crate::backend::BackendChoice;
+use clap::{Parser, Subcommand};
+use std::path::PathBuf;
+
+#[derive(Parser, Debug)]
+#[command(name = "haloscope", version, about = "Lessons on how GPU stencil kernels spend global-memory traffic")]
+pub struct Cli {
+    /// Course directory holding one folder per lesson (default: ./lessons or the installed course).
+    #[arg(long, global = true, value_name = "DIR")]
+    pub lessons: Option<PathBuf>,
+
+    #[command(subcommand)]
+    pub command: Option<Command>,
+}
+
+#[derive(Subcommand, Debug)]
+pub enum Command {
+    /// List the lessons of the course.
+    Lessons,
+    /// Compile, verify every size and profile a kernel against a lesson's contract.
+    Run(RunArgs),
+    /// Work on lesson files.
+    Lesson {
+        #[command(subcommand)]
+        command: LessonCommand,
+    },
+    /// Show what haloscope found: NVRTC, driver, GPU, CUPTI.
+    Doctor,
+}
+
+#[derive(clap::Args, Debug)]
+pub struct RunArgs {
+    /// Lesson id, e.g. stencil-2d.
+    #[arg(long)]
+    pub lesson: String,
+    /// Kernel source to run (default: the lesson's starter).
+    #[arg(long, value_name = "FILE")]
+    pub kernel: Option<PathBuf>,
+    #[arg(long, value_enum, default_value_t = BackendChoice::Auto)]
+    pub backend: BackendChoice,
+    /// Print one JSON RunReport instead of the table.
+    #[arg(long)]
+    pub json: bool,
+    /// Seed for the random inputs (default: a fresh one each run).
+    #[arg(long)]
+    pub seed: Option<u64>,
+    /// Path of libnvrtc to use (also: $HALOSCOPE_NVRTC).
+    #[arg(long, value_name = "FILE")]
+    pub nvrtc: Option<PathBuf>,
+}
+
+#[derive(Subcommand, Debug)]
+pub enum LessonCommand {
+    /// Validate one lesson directory: contract, files, and that its kernels behave as declared.
+    Check {
+        dir: PathBuf,
+        /// Only check the files, do not compile or run the kernels.
+        #[arg(long)]
+        no_run: bool,
+    },
+}
+
+/// Runs a parsed command line and returns the process exit code.
+pub fn main_with(cli: Cli) -> i32 {
+    let course_dir = cli.lessons.clone().unwrap_or_else(crate::lesson::default_course_dir);
+    match cli.command {
+        Some(Command::Lessons) => lessons::list(&course_dir),
+        Some(Command::Run(args)) => run::run(&course_dir, &args),
+        Some(Command::Lesson { command: LessonCommand::Check { dir, no_run } }) => lessons::check(&dir, no_run),
+        Some(Command::Doctor) => doctor::doctor(),
+        None => {
+            eprintln!("no command given; try `haloscope --help`");
+            2
+        }
+    }
+}

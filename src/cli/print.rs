@@ -1,0 +1,66 @@
+//! The human-readable table `haloscope run` prints.
+
+use crate::lesson::Lesson;
+use crate::pipeline::thousands;
+use crate::report::RunReport;
+
+pub fn print_report(lesson: &Lesson, report: &RunReport) {
+    println!("lesson   {} — {}", lesson.id, lesson.title);
+    println!("kernel   {}", report.kernel_file);
+    if let Some(backend) = &report.backend {
+        println!("backend  {:?}: {}", backend.kind, backend.device);
+    }
+    println!("seed     {}", report.seed);
+    if let Some(compile) = &report.compile {
+        println!("compile  ok in {:.0} ms (NVRTC {}, {})", compile.millis, compile.nvrtc_version, compile.target);
+        for w in &compile.warnings {
+            println!("         {w}");
+        }
+    }
+    if let Some(failure) = &report.compile_failure {
+        println!("compile  {}", failure.headline());
+    }
+    if !report.sizes.is_empty() {
+        println!("\n  {:>6}  {:>14}  {:>10}  {:>9}  {:>11}", "n", "grid", "elements", "wrong", "unwritten");
+        for s in &report.sizes {
+            let grid = format!("{}x{}x{}", s.grid[0], s.grid[1], s.grid[2]);
+            println!("  {:>6}  {:>14}  {:>10}  {:>9}  {:>11}  {}", s.n, grid, s.elements, s.wrong, s.unwritten, if s.passed() { "ok" } else { "FAIL" });
+            for m in &s.first_mismatches {
+                println!("          {m}");
+            }
+        }
+    }
+    for f in &report.findings {
+        println!("finding  {} at {} (address {:#x}, seen {}x)", f.message, f.at, f.address, f.count);
+    }
+    if let Some(profile) = &report.profile {
+        println!(
+            "\nsectors  {} over {} launches at n={} (loads {}, stores {}; ideal {})",
+            thousands(profile.sectors),
+            profile.launches,
+            profile.n,
+            thousands(profile.load_sectors),
+            thousands(profile.store_sectors),
+            thousands(profile.ideal_sectors)
+        );
+        println!("         {}", profile.source);
+        println!("  {:>5}  {:>15}  {:>15}  {:>6}  {:>6}", "line", "sectors", "ideal", "ratio", "lanes");
+        for line in &profile.per_line {
+            println!(
+                "  {:>5}  {:>15}  {:>15}  {:>6.2}  {:>6.1}",
+                line.line,
+                thousands(line.sectors),
+                thousands(line.ideal_sectors),
+                line.ratio(),
+                line.average_active_lanes()
+            );
+        }
+    }
+    if let Some(t) = &report.timing {
+        println!("time     median {:.1} us (min {:.1}, max {:.1}) over {} launches, {:.0} GB/s effective", t.median_us, t.min_us, t.max_us, t.launches, t.effective_gbps);
+    }
+    if let Some(g) = &report.gate {
+        println!("gate     {} < {}: {}", thousands(g.value), thousands(g.below), if g.passed { "yes" } else { "no" });
+    }
+    println!("\n{}  {}", report.verdict.label(), report.headline);
+}

@@ -1,0 +1,100 @@
+//! `haloscope run`: one lesson, one kernel, one report.
+
+use super::RunArgs;
+use super::print::print_report;
+use crate::backend::{BackendChoice, CancelFlag};
+use crate::lesson::{Course, Expectation, Lesson};
+use crate::pipeline::{RunRequest, run_lesson};
+use crate::report::Verdict;
+use std::path::Path;
+
+pub fn run(course_dir: &Path, args: &RunArgs) -> i32 {
+    let course = match Course::load(course_dir) {
+        Ok(course) => course,
+        Err(e) => {
+            eprintln!("cannot read the course directory {}: {e}", course_dir.display());
+            return Verdict::InfraError.exit_code();
+        }
+    };
+    let Some(lesson) = course.get(&args.lesson) else {
+        eprintln!("{}", course.unknown_lesson_message(&args.lesson));
+        return Verdict::InfraError.exit_code();
+    };
+    let kernel_path = args.kernel.clone().unwrap_or_else(|| lesson.starter.clone());
+    let request = match request_for(&kernel_path, args.seed, args.nvrtc.clone()) {
+        Ok(r) => r,
+        Err(message) => {
+            eprintln!("{message}");
+            return Verdict::InfraError.exit_code();
+        }
+    };
+    let json = args.json;
+    let mut progress = |p: crate::pipeline::Progress| {
+        if !json {
+            eprintln!("  .. {}", p.describe());
+        }
+    };
+    let report = run_lesson(lesson, &request, args.backend, &mut progress, &CancelFlag::default());
+    if args.json {
+        println!("{}", serde_json::to_string_pretty(&report).unwrap_or_else(|e| format!("{{\"error\":\"{e}\"}}")));
+    } else {
+        print_report(lesson, &report);
+    }
+    report.exit_code
+}
+
+/// Reads a kernel file into a run request; the error names the file.
+pub fn request_for(path: &Path, seed: Option<u64>, nvrtc: Option<std::path::PathBuf>) -> Result<RunRequest, String> {
+    let source = std::fs::read_to_string(path).map_err(|e| format!("cannot read kernel {}: {e}", path.display()))?;
+    let source_name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_else(|| "kernel.cu".into());
+    Ok(RunRequest { source, source_name, kernel_file: path.display().to_string(), seed, nvrtc_path: nvrtc })
+}
+
+/// Runs the starter, solution and every variant of a lesson and checks each ends as the
+/// lesson declares (solution passes, starter fails the gate, variants as listed).
+pub fn check_lesson_kernels(lesson: &Lesson) -> i32 {
+    let mut cases = vec![
+        (lesson.solution.clone(), Expectation::Pass, "solution".to_string()),
+        (lesson.starter.clone(), Expectation::GateFail, "starter".to_string()),
+    ];
+    cases.extend(lesson.variants.iter().map(|v| (v.path.clone(), v.expect, v.note.clone())));
+    let mut failures = 0;
+    for (path, expect, what) in cases {
+        let report = match request_for(&path, None, None) {
+            Ok(request) => run_lesson(lesson, &request, BackendChoice::Auto, &mut |_| {}, &CancelFlag::default()),
+            Err(message) => {
+                println!("  {what}: {message}");
+                failures += 1;
+                continue;
+            }
+        };
+        let ok = verdict_matches(expect, report.verdict);
+        println!(
+            "  {} {:<40} expected {:?}, got {} — {}",
+            if ok { "ok  " } else { "FAIL" },
+            path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default(),
+            expect,
+            report.verdict.label(),
+            report.headline
+        );
+        if !ok {
+            failures += 1;
+        }
+        if report.verdict == Verdict::InfraError {
+            println!("  (stopping: the backend is not usable here)");
+            return report.exit_code;
+        }
+    }
+    if failures == 0 { 0 } else { 1 }
+}
+
+fn verdict_matches(expect: Expectation, verdict: Verdict) -> bool {
+    matches!(
+        (expect, verdict),
+        (Expectation::Pass, Verdict::Pass)
+            | (Expectation::GateFail, Verdict::GateFail)
+            | (Expectation::WrongResults, Verdict::WrongResults)
+            | (Expectation::CompileError, Verdict::CompileError | Verdict::ContractError)
+            | (Expectation::KernelFault, Verdict::KernelFault)
+    )
+}

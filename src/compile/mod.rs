@@ -1,0 +1,12 @@
+//! Source to PTX/cubin: finding NVRTC, compiling with line info, and turning the log into
+//! diagnostics. The lesson contract's signature is checked here too, by NVRTC itself.
+
+mod contract_probe;
+mod diagnostics;
+mod locate;
+mod nvrtc;
+
+pub use contract_probe::PROBE_FILE;
+pub use diagnostics::{Diagnostic, Severity, parse_nvrtc_log};
+pub use locate::{NVRTC_ENV, NvrtcLocation, candidates as nvrtc_candidates, ensure_nvrtc_loaded, nvrtc_install_help};
+pub use nvrtc::{CompileFailure, CompiledKernel, Target, compile_kernel, nvrtc_version};

@@ -1,0 +1,14 @@
+//! The correctness harness shared by every backend: seeded inputs, poisoned outputs, the CPU
+//! reference and the element-by-element verifier.
+
+mod check;
+mod inputs;
+mod poison;
+mod reference;
+mod verify;
+
+pub use check::check_size;
+pub use inputs::{fresh_seed, random_inputs, size_seed};
+pub use poison::{POISON_BITS, is_poison, poisoned_output};
+pub use reference::{Coord, coord_of, reference_output};
+pub use verify::{MAX_LISTED_MISMATCHES, Mismatch, SizeVerification, verify_output};

@@ -1,0 +1,182 @@
+//! Element-by-element verification of one launch's output against the CPU reference.
+
+use super::poison::is_poison;
+use super::reference::{Coord, coord_of};
+use crate::lesson::Stencil;
+use serde::{Deserialize, Serialize};
+
+/// How many wrong elements a report lists by coordinate.
+pub const MAX_LISTED_MISMATCHES: usize = 8;
+
+/// Relative tolerance for interior points, scaled by the sum of the magnitudes of the terms:
+/// covers any f32 summation order (and fused multiply-adds) over seven terms.
+const RELATIVE_TOLERANCE: f64 = 2e-6;
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Mismatch {
+    pub at: Coord,
+    pub index: usize,
+    pub expected: f32,
+    /// `None` when the element was never written (it still holds the poison pattern).
+    pub got: Option<f32>,
+}
+
+impl std::fmt::Display for Mismatch {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self.got {
+            Some(got) => write!(f, "at {}: expected {}, got {}", self.at, self.expected, got),
+            None => write!(f, "at {}: expected {}, never written", self.at, self.expected),
+        }
+    }
+}
+
+/// The verdict on one size.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SizeVerification {
+    pub n: u32,
+    pub grid: [u32; 3],
+    pub block: [u32; 3],
+    pub elements: usize,
+    /// Elements written with a wrong value.
+    pub wrong: usize,
+    /// Elements never written (still poison).
+    pub unwritten: usize,
+    /// The first few bad elements in index order, wrong and unwritten alike.
+    pub first_mismatches: Vec<Mismatch>,
+    pub seed: u64,
+}
+
+impl SizeVerification {
+    pub fn passed(&self) -> bool {
+        self.wrong == 0 && self.unwritten == 0
+    }
+
+    /// One line for humans: `n=257: 12 wrong, 3 never written of 66049`.
+    pub fn summary(&self) -> String {
+        if self.passed() {
+            format!("n={}: all {} elements correct", self.n, self.elements)
+        } else {
+            format!(
+                "n={}: {} wrong, {} never written of {} elements",
+                self.n, self.wrong, self.unwritten, self.elements
+            )
+        }
+    }
+}
+
+/// Checks every element of `got` against `expected`. Border points must be exact copies;
+/// interior points may differ by rounding only.
+pub fn verify_output(
+    stencil: &Stencil,
+    n: u32,
+    input: &[f32],
+    expected: &[f32],
+    got: &[f32],
+) -> (usize, usize, Vec<Mismatch>) {
+    let n_us = n as usize;
+    let strides: Vec<usize> = (0..stencil.dims).map(|d| n_us.pow(d)).collect();
+    let (mut wrong, mut unwritten, mut first) = (0usize, 0usize, Vec::new());
+    for index in 0..expected.len() {
+        let (e, g) = (expected[index], got[index]);
+        let bad_kind = if is_poison(g) {
+            Some(None)
+        } else if !element_ok(stencil, n_us, &strides, input, index, e, g) {
+            Some(Some(g))
+        } else {
+            None
+        };
+        let Some(got_value) = bad_kind else { continue };
+        if got_value.is_some() {
+            wrong += 1;
+        } else {
+            unwritten += 1;
+        }
+        if first.len() < MAX_LISTED_MISMATCHES {
+            first.push(Mismatch { at: coord_of(stencil, n, index), index, expected: e, got: got_value });
+        }
+    }
+    (wrong, unwritten, first)
+}
+
+fn element_ok(stencil: &Stencil, n: usize, strides: &[usize], input: &[f32], index: usize, e: f32, g: f32) -> bool {
+    if e.to_bits() == g.to_bits() {
+        return true;
+    }
+    let on_border = strides.iter().any(|&s| {
+        let c = (index / s) % n;
+        c == 0 || c == n - 1
+    });
+    if on_border || !g.is_finite() {
+        return false;
+    }
+    let scale = stencil.centre.abs() as f64 * input[index].abs() as f64
+        + stencil.neighbour.abs() as f64
+            * strides.iter().map(|&s| input[index - s].abs() as f64 + input[index + s].abs() as f64).sum::<f64>();
+    ((g as f64) - (e as f64)).abs() <= RELATIVE_TOLERANCE * scale
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::{poisoned_output, random_inputs, reference_output};
+    use super::*;
+
+    const S2: Stencil = Stencil { dims: 2, centre: 0.5, neighbour: 0.125 };
+
+    fn setup(n: u32) -> (Vec<f32>, Vec<f32>) {
+        let input = random_inputs((n * n) as usize, 42);
+        let expected = reference_output(&S2, n, &input);
+        (input, expected)
+    }
+
+    #[test]
+    fn a_correct_output_passes() {
+        let (input, expected) = setup(33);
+        let (w, u, first) = verify_output(&S2, 33, &input, &expected, &expected.clone());
+        assert_eq!((w, u, first.len()), (0, 0, 0));
+    }
+
+    #[test]
+    fn rounding_differences_pass_but_a_wrong_term_fails() {
+        let (input, expected) = setup(33);
+        let mut got = expected.clone();
+        let i = 5 * 33 + 7;
+        got[i] = f32::from_bits(expected[i].to_bits() + 2); // two ulps off: rounding
+        assert_eq!(verify_output(&S2, 33, &input, &expected, &got).0, 0);
+        got[i] = expected[i] + 0.125 * input[i + 1]; // one neighbour counted twice
+        let (w, u, first) = verify_output(&S2, 33, &input, &expected, &got);
+        assert_eq!((w, u), (1, 0));
+        assert_eq!(first[0].at, Coord { x: 7, y: Some(5), z: None });
+        assert_eq!(first[0].got, Some(got[i]));
+    }
+
+    #[test]
+    fn borders_must_be_exact_copies() {
+        let (input, expected) = setup(33);
+        let mut got = expected.clone();
+        got[32] = f32::from_bits(expected[32].to_bits() + 1); // (32, 0): one ulp off a copy
+        assert_eq!(verify_output(&S2, 33, &input, &expected, &got).0, 1);
+    }
+
+    #[test]
+    fn unwritten_elements_are_counted_apart_and_listed_in_order() {
+        let (input, expected) = setup(33);
+        let mut got = poisoned_output(expected.len());
+        got[..33 * 20].copy_from_slice(&expected[..33 * 20]);
+        got[3] = 1234.0;
+        let (w, u, first) = verify_output(&S2, 33, &input, &expected, &got);
+        assert_eq!((w, u), (1, 33 * 13));
+        assert_eq!(first.len(), MAX_LISTED_MISMATCHES);
+        assert_eq!(first[0].got, Some(1234.0));
+        assert_eq!(first[1].at, Coord { x: 0, y: Some(20), z: None });
+        assert_eq!(first[1].got, None);
+    }
+
+    #[test]
+    fn nan_and_infinity_are_wrong() {
+        let (input, expected) = setup(33);
+        let mut got = expected.clone();
+        got[40] = f32::NAN;
+        got[41] = f32::INFINITY;
+        assert_eq!(verify_output(&S2, 33, &input, &expected, &got).0, 2);
+    }
+}

@@ -1,0 +1,118 @@
+//! Lessons as data: the checked contract of one lesson, loaded from `lessons/<id>/`.
+
+mod contract;
+mod course;
+mod error;
+mod field_path;
+mod grid;
+mod load;
+mod params;
+
+pub use course::{Course, default_course_dir};
+pub use error::LessonError;
+pub use grid::{GridDim, GridRule};
+pub use load::load_lesson;
+pub use params::{Param, ParamKind};
+
+use serde::{Deserialize, Serialize};
+use std::path::PathBuf;
+
+/// The only metric gates are written against (see the metric contract in the lessons).
+pub const SECTOR_METRIC: &str = "smsp__sass_sectors_mem_global.sum";
+
+/// The computation every lesson of this course checks: an axis-aligned star stencil of
+/// radius one on an n^dims grid of floats. Interior points get
+/// `centre * c + neighbour * (sum of the 2*dims axis neighbours)`; a point on any face of
+/// the grid is copied through unchanged.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct Stencil {
+    pub dims: u32,
+    pub centre: f32,
+    pub neighbour: f32,
+}
+
+impl Stencil {
+    pub fn elements(&self, n: u32) -> usize {
+        (n as usize).pow(self.dims)
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Expectation {
+    Pass,
+    GateFail,
+    WrongResults,
+    CompileError,
+    KernelFault,
+}
+
+impl Expectation {
+    pub fn parse(text: &str) -> Option<Expectation> {
+        Some(match text {
+            "pass" => Expectation::Pass,
+            "gate-fail" => Expectation::GateFail,
+            "wrong-results" => Expectation::WrongResults,
+            "compile-error" => Expectation::CompileError,
+            "kernel-fault" => Expectation::KernelFault,
+            _ => return None,
+        })
+    }
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Variant {
+    pub path: PathBuf,
+    pub expect: Expectation,
+    pub note: String,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Gate {
+    pub metric: String,
+    /// Pass when the metric over the whole profile run is strictly below this.
+    pub below: u64,
+}
+
+/// One lesson, checked and ready to drive the harness.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Lesson {
+    pub id: String,
+    pub title: String,
+    pub order: i64,
+    pub summary: String,
+    pub dir: PathBuf,
+    /// The lesson text (Markdown).
+    pub text: String,
+    pub entry: String,
+    pub params: Vec<Param>,
+    pub block: [u32; 3],
+    pub grid: GridRule,
+    pub dynamic_shared_bytes: u32,
+    pub stencil: Stencil,
+    pub verify_sizes: Vec<u32>,
+    pub profile_size: u32,
+    pub profile_launches: u32,
+    pub gate: Gate,
+    pub starter: PathBuf,
+    pub solution: PathBuf,
+    pub variants: Vec<Variant>,
+    pub learn: Vec<String>,
+    pub hints: Vec<String>,
+}
+
+impl Lesson {
+    pub fn grid_for(&self, n: u32) -> [u32; 3] {
+        self.grid.grid_for(n)
+    }
+
+    pub fn threads_per_block(&self) -> u32 {
+        self.block.iter().product()
+    }
+
+    /// The C signature the contract asks for, e.g. `stencil2d(const float* in, float* out, int n)`.
+    pub fn signature(&self) -> String {
+        let params: Vec<String> = self.params.iter().map(Param::to_string).collect();
+        format!("{}({})", self.entry, params.join(", "))
+    }
+}

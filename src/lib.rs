@@ -1,0 +1,14 @@
+//! haloscope: lessons on how GPU stencil kernels spend global-memory traffic.
+//!
+//! The pipeline, one module per stage: [`lesson`] (the contract as data) -> [`compile`]
+//! (NVRTC) -> [`backend`] (emulator or GPU) -> [`harness`] (verification) -> [`report`].
+//! [`pipeline`] runs the stages in order for both the CLI and the GUI.
+
+pub mod backend;
+pub mod cli;
+pub mod compile;
+pub mod harness;
+pub mod lesson;
+pub mod pipeline;
+pub mod ptx;
+pub mod report;

@@ -1,0 +1,258 @@
+//! One run of a lesson: compile -> contract -> verify every size -> profile -> time -> gate.
+//! The CLI and the GUI both call [`run_lesson`]; the GUI passes a progress callback.
+
+use crate::backend::{Backend, BackendChoice, BackendInfo, CancelFlag, KernelFault, open_backend};
+use crate::compile::{CompileFailure, Target, compile_kernel};
+use crate::harness::{fresh_seed, size_seed};
+use crate::lesson::Lesson;
+use crate::report::{CompileSummary, GateResult, RunReport, StageTime, Verdict};
+use std::path::PathBuf;
+use std::time::Instant;
+
+/// What to run.
+#[derive(Debug, Clone)]
+pub struct RunRequest {
+    pub source: String,
+    /// The file name diagnostics and line info refer to (`starter.cu`).
+    pub source_name: String,
+    /// Shown in the report: the path the learner gave or `<editor>`.
+    pub kernel_file: String,
+    pub seed: Option<u64>,
+    pub nvrtc_path: Option<PathBuf>,
+}
+
+/// Stages of a run, for progress bars.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Progress {
+    Compiling,
+    Verifying { n: u32, index: usize, of: usize },
+    Profiling { n: u32, launches: u32 },
+    Timing,
+    Done,
+}
+
+impl Progress {
+    /// Rough position of the stage in the whole run, 0..1.
+    pub fn fraction(&self) -> f32 {
+        match self {
+            Progress::Compiling => 0.02,
+            Progress::Verifying { index, of, .. } => 0.1 + 0.4 * (*index as f32 / (*of).max(1) as f32),
+            Progress::Profiling { .. } => 0.55,
+            Progress::Timing => 0.9,
+            Progress::Done => 1.0,
+        }
+    }
+
+    pub fn describe(&self) -> String {
+        match self {
+            Progress::Compiling => "compiling with NVRTC".into(),
+            Progress::Verifying { n, index, of } => format!("verifying n={n} ({}/{of})", index + 1),
+            Progress::Profiling { n, launches } => format!("profiling n={n} ({launches} launches)"),
+            Progress::Timing => "timing".into(),
+            Progress::Done => "done".into(),
+        }
+    }
+}
+
+/// Opens the chosen backend and runs the lesson on it.
+pub fn run_lesson(lesson: &Lesson, request: &RunRequest, choice: BackendChoice, progress: &mut dyn FnMut(Progress), cancel: &CancelFlag) -> RunReport {
+    match open_backend(choice) {
+        Ok(mut backend) => run_with_backend(lesson, request, backend.as_mut(), progress, cancel),
+        Err(fault) => {
+            // Still compile and check the contract: a learner without a backend gets that much.
+            let mut run = Run::new(lesson, request, None);
+            if run.compile(Target::EMULATOR, progress).is_some() {
+                run.finish_with_fault(fault);
+            }
+            run.report
+        }
+    }
+}
+
+pub fn run_with_backend(
+    lesson: &Lesson,
+    request: &RunRequest,
+    backend: &mut dyn Backend,
+    progress: &mut dyn FnMut(Progress),
+    cancel: &CancelFlag,
+) -> RunReport {
+    let mut run = Run::new(lesson, request, Some(backend.info()));
+    let Some(kernel) = run.compile(backend.target(), progress) else { return run.report };
+
+    let sizes = &lesson.verify_sizes;
+    for (index, &n) in sizes.iter().enumerate() {
+        progress(Progress::Verifying { n, index, of: sizes.len() });
+        let started = Instant::now();
+        let result = backend.verify_size(lesson, &kernel, n, size_seed(run.report.seed, n), cancel);
+        run.stage(&format!("verify n={n}"), started);
+        match result {
+            Ok(size_run) => {
+                run.report.findings.extend(size_run.findings);
+                run.report.sizes.push(size_run.verification);
+            }
+            Err(fault) => {
+                run.finish_with_fault(fault);
+                return run.report;
+            }
+        }
+    }
+
+    progress(Progress::Profiling { n: lesson.profile_size, launches: lesson.profile_launches });
+    let started = Instant::now();
+    let profile = backend.profile(lesson, &kernel, cancel);
+    run.stage("profile", started);
+    match profile {
+        Ok(profile) => run.report.profile = Some(profile),
+        Err(fault) => {
+            run.finish_with_fault(fault);
+            return run.report;
+        }
+    }
+
+    progress(Progress::Timing);
+    let started = Instant::now();
+    match backend.time(lesson, &kernel, cancel) {
+        Ok(timing) => run.report.timing = timing,
+        Err(fault) => {
+            run.finish_with_fault(fault);
+            return run.report;
+        }
+    }
+    run.stage("timing", started);
+    run.conclude();
+    progress(Progress::Done);
+    run.report
+}
+
+/// The report under construction.
+struct Run<'a> {
+    lesson: &'a Lesson,
+    request: &'a RunRequest,
+    report: RunReport,
+}
+
+impl<'a> Run<'a> {
+    fn new(lesson: &'a Lesson, request: &'a RunRequest, backend: Option<BackendInfo>) -> Run<'a> {
+        let report = RunReport {
+            haloscope_version: env!("CARGO_PKG_VERSION").to_string(),
+            lesson: lesson.id.clone(),
+            kernel_file: request.kernel_file.clone(),
+            backend,
+            seed: request.seed.unwrap_or_else(fresh_seed),
+            verdict: Verdict::InfraError,
+            exit_code: Verdict::InfraError.exit_code(),
+            headline: String::new(),
+            compile: None,
+            compile_failure: None,
+            sizes: Vec::new(),
+            findings: Vec::new(),
+            fault: None,
+            profile: None,
+            timing: None,
+            gate: None,
+            stages: Vec::new(),
+        };
+        Run { lesson, request, report }
+    }
+
+    fn stage(&mut self, stage: &str, started: Instant) {
+        self.report.stages.push(StageTime { stage: stage.to_string(), millis: started.elapsed().as_secs_f64() * 1e3 });
+    }
+
+    fn set_verdict(&mut self, verdict: Verdict, headline: String) {
+        self.report.verdict = verdict;
+        self.report.exit_code = verdict.exit_code();
+        self.report.headline = headline;
+    }
+
+    fn compile(&mut self, target: Target, progress: &mut dyn FnMut(Progress)) -> Option<crate::compile::CompiledKernel> {
+        progress(Progress::Compiling);
+        let started = Instant::now();
+        let result = compile_kernel(
+            &self.request.source,
+            &self.request.source_name,
+            self.lesson,
+            target,
+            self.request.nvrtc_path.as_deref(),
+        );
+        self.stage("compile", started);
+        match result {
+            Ok(kernel) => {
+                self.report.compile = Some(CompileSummary {
+                    millis: kernel.millis,
+                    nvrtc_version: kernel.nvrtc_version.clone(),
+                    nvrtc_path: kernel.nvrtc.path.display().to_string(),
+                    target: format!("{:?}", kernel.target),
+                    warnings: kernel.diagnostics.clone(),
+                });
+                Some(kernel)
+            }
+            Err(failure) => {
+                let verdict = match &failure {
+                    CompileFailure::Errors { .. } => Verdict::CompileError,
+                    CompileFailure::Contract { .. } => Verdict::ContractError,
+                    CompileFailure::NvrtcUnavailable { .. } | CompileFailure::Internal { .. } => Verdict::InfraError,
+                };
+                self.set_verdict(verdict, failure.headline());
+                self.report.compile_failure = Some(failure);
+                None
+            }
+        }
+    }
+
+    fn finish_with_fault(&mut self, fault: KernelFault) {
+        let verdict = if fault.is_infrastructure() { Verdict::InfraError } else { Verdict::KernelFault };
+        self.set_verdict(verdict, fault.message());
+        self.report.fault = Some(fault);
+    }
+
+    /// Verdict from verification, findings and the gate, in that order of importance.
+    fn conclude(&mut self) {
+        let gate = &self.lesson.gate;
+        if let Some(profile) = &self.report.profile {
+            self.report.gate = Some(GateResult {
+                metric: gate.metric.clone(),
+                below: gate.below,
+                value: profile.sectors,
+                passed: profile.sectors < gate.below,
+            });
+        }
+        if let Some(bad) = self.report.sizes.iter().find(|s| !s.passed()) {
+            let mut headline = format!("wrong results: {}", bad.summary());
+            if let Some(first) = bad.first_mismatches.first() {
+                headline.push_str(&format!("; first {first}"));
+            }
+            self.set_verdict(Verdict::WrongResults, headline);
+            return;
+        }
+        if let Some(finding) = self.report.findings.first() {
+            let headline = format!("{} ({} finding(s) in all)", finding.message, self.report.findings.len());
+            self.set_verdict(Verdict::KernelFault, headline);
+            return;
+        }
+        match &self.report.gate {
+            Some(g) if g.passed => {
+                let headline = format!("all sizes correct; {} sectors < gate {}", thousands(g.value), thousands(g.below));
+                self.set_verdict(Verdict::Pass, headline);
+            }
+            Some(g) => {
+                let headline = format!("all sizes correct, but {} sectors is not under the gate of {}", thousands(g.value), thousands(g.below));
+                self.set_verdict(Verdict::GateFail, headline);
+            }
+            None => self.set_verdict(Verdict::InfraError, "no profile was taken".into()),
+        }
+    }
+}
+
+/// `1362688000` -> `1,362,688,000`.
+pub fn thousands(value: u64) -> String {
+    let digits = value.to_string();
+    let mut out = String::new();
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}

@@ -1,0 +1,3 @@
+//! Reading the PTX that NVRTC produces.
+
+pub mod entries;
