@@ -7,6 +7,7 @@
 pub mod backend;
 pub mod cli;
 pub mod compile;
+pub mod emu;
 pub mod harness;
 pub mod lesson;
 pub mod pipeline;

@@ -59,9 +59,11 @@ pub struct LineSectors {
     pub store_sectors: u64,
     /// The fewest 32-byte sectors that could hold the bytes the active lanes asked for.
     pub ideal_sectors: u64,
-    /// Warp-level global memory instructions executed on this line.
+    /// Warp-level global loads and stores executed on this line.
+    pub global_instructions: u64,
+    /// Warp-level instructions of any kind executed on this line, and the sum of their
+    /// active lanes: their ratio is the line's average active lanes (32 = no divergence).
     pub warp_instructions: u64,
-    /// Sum over those instructions of the active lanes (divide by warp_instructions).
     pub active_lanes: u64,
 }
 

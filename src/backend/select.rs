@@ -1,6 +1,7 @@
 //! Choosing a backend: `auto` takes the GPU when one is usable, else the emulator.
 
 use super::{Backend, KernelFault};
+use crate::emu::{EmulatorBackend, EmulatorOptions};
 use serde::{Deserialize, Serialize};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, clap::ValueEnum, Default)]
@@ -14,11 +15,8 @@ pub enum BackendChoice {
 
 /// Opens the chosen backend, or says why it is not available.
 pub fn open_backend(choice: BackendChoice) -> Result<Box<dyn Backend>, KernelFault> {
-    let unavailable = |what: &str| KernelFault::Infrastructure {
-        message: format!("backend not available: the {what} backend is not built yet"),
-    };
     match choice {
-        BackendChoice::Emu | BackendChoice::Auto => Err(unavailable("emulator")),
-        BackendChoice::Gpu => Err(unavailable("GPU")),
+        BackendChoice::Emu | BackendChoice::Auto => Ok(Box::new(EmulatorBackend::new(EmulatorOptions::default()))),
+        BackendChoice::Gpu => Err(KernelFault::Infrastructure { message: "backend not available: the GPU backend is not built yet".into() }),
     }
 }

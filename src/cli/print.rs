@@ -45,7 +45,9 @@ pub fn print_report(lesson: &Lesson, report: &RunReport) {
         );
         println!("         {}", profile.source);
         println!("  {:>5}  {:>15}  {:>15}  {:>6}  {:>6}", "line", "sectors", "ideal", "ratio", "lanes");
-        for line in &profile.per_line {
+        // Line 0: code the compiler merged from several lines (for example one load shared by
+        // both sides of a branch); NVRTC gives it no single line.
+        for line in profile.per_line.iter().filter(|l| l.global_instructions > 0) {
             println!(
                 "  {:>5}  {:>15}  {:>15}  {:>6.2}  {:>6.1}",
                 line.line,

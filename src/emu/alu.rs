@@ -1,0 +1,436 @@
+//! Lane-level semantics of arithmetic, comparison and conversion, as the PTX ISA defines
+//! them. Values travel as u64 bits; an n-bit value lives in the low n bits.
+
+use super::ir::{BoolOp, Cmp, FOp, FUnOp, IntOp, IntUnOp, NumTy, Round};
+
+#[inline(always)]
+pub fn mask(bits: u8) -> u64 {
+    if bits >= 64 { u64::MAX } else { (1u64 << bits) - 1 }
+}
+
+#[inline(always)]
+pub fn sext(value: u64, bits: u8) -> i64 {
+    if bits >= 64 {
+        value as i64
+    } else {
+        let shift = 64 - bits as u32;
+        ((value << shift) as i64) >> shift
+    }
+}
+
+/// The canonical NaN NVIDIA GPUs produce for f32.
+pub const CANONICAL_NAN_F32: u32 = 0x7FFF_FFFF;
+
+#[inline(always)]
+pub fn f32_bits(value: f32) -> u64 {
+    if value.is_nan() { CANONICAL_NAN_F32 as u64 } else { value.to_bits() as u64 }
+}
+
+#[inline(always)]
+pub fn ftz32(x: f32) -> f32 {
+    if x.is_subnormal() { 0.0f32.copysign(x) } else { x }
+}
+
+#[inline(always)]
+pub fn ftz64(x: f64) -> f64 {
+    if x.is_subnormal() { 0.0f64.copysign(x) } else { x }
+}
+
+#[inline(always)]
+fn sat32(x: f32) -> f32 {
+    if x.is_nan() { 0.0 } else { x.clamp(0.0, 1.0) }
+}
+
+#[inline(always)]
+fn sat64(x: f64) -> f64 {
+    if x.is_nan() { 0.0 } else { x.clamp(0.0, 1.0) }
+}
+
+/// Integer binary operation on `bits`-wide operands.
+#[inline(always)]
+pub fn int_bin(op: IntOp, bits: u8, signed: bool, a: u64, b: u64) -> u64 {
+    let m = mask(bits);
+    let (a, b) = (a & m, b & m);
+    let r = match op {
+        IntOp::Add => a.wrapping_add(b),
+        IntOp::Sub => a.wrapping_sub(b),
+        IntOp::MulLo => a.wrapping_mul(b),
+        IntOp::MulHi => {
+            if signed {
+                ((sext(a, bits) as i128 * sext(b, bits) as i128) >> bits) as u64
+            } else {
+                ((a as u128 * b as u128) >> bits) as u64
+            }
+        }
+        IntOp::Div => {
+            if b == 0 {
+                m // the hardware's all-ones for a division by zero
+            } else if signed {
+                sext(a, bits).wrapping_div(sext(b, bits)) as u64
+            } else {
+                a / b
+            }
+        }
+        IntOp::Rem => {
+            if b == 0 {
+                a
+            } else if signed {
+                sext(a, bits).wrapping_rem(sext(b, bits)) as u64
+            } else {
+                a % b
+            }
+        }
+        IntOp::Min => {
+            if signed { sext(a, bits).min(sext(b, bits)) as u64 } else { a.min(b) }
+        }
+        IntOp::Max => {
+            if signed { sext(a, bits).max(sext(b, bits)) as u64 } else { a.max(b) }
+        }
+        IntOp::And => a & b,
+        IntOp::Or => a | b,
+        IntOp::Xor => a ^ b,
+        IntOp::Shl => {
+            let s = b & 0xFFFF_FFFF;
+            if s >= bits as u64 { 0 } else { a << s }
+        }
+        IntOp::Shr => {
+            let s = b & 0xFFFF_FFFF;
+            if signed {
+                (sext(a, bits) >> s.min(bits as u64 - 1)) as u64
+            } else if s >= bits as u64 {
+                0
+            } else {
+                a >> s
+            }
+        }
+    };
+    r & m
+}
+
+#[inline(always)]
+pub fn int_un(op: IntUnOp, bits: u8, a: u64) -> u64 {
+    let m = mask(bits);
+    let a = a & m;
+    let r = match op {
+        IntUnOp::Neg => a.wrapping_neg(),
+        IntUnOp::Not => !a,
+        IntUnOp::Abs => sext(a, bits).unsigned_abs(),
+        IntUnOp::Popc => a.count_ones() as u64,
+        IntUnOp::Clz => (a.leading_zeros() - (64 - bits as u32)) as u64,
+        IntUnOp::Brev => a.reverse_bits() >> (64 - bits as u32),
+        IntUnOp::Cnot => (a == 0) as u64,
+    };
+    r & m
+}
+
+#[inline(always)]
+pub fn f32_bin(op: FOp, ftz: bool, sat: bool, a: u64, b: u64) -> u64 {
+    let (mut a, mut b) = (f32::from_bits(a as u32), f32::from_bits(b as u32));
+    if ftz {
+        a = ftz32(a);
+        b = ftz32(b);
+    }
+    let mut r = match op {
+        FOp::Add => a + b,
+        FOp::Sub => a - b,
+        FOp::Mul => a * b,
+        FOp::Div => a / b,
+        FOp::Min => fmin32(a, b),
+        FOp::Max => fmax32(a, b),
+    };
+    if ftz {
+        r = ftz32(r);
+    }
+    if sat {
+        r = sat32(r);
+    }
+    f32_bits(r)
+}
+
+fn fmin32(a: f32, b: f32) -> f32 {
+    if a.is_nan() {
+        b
+    } else if b.is_nan() {
+        a
+    } else if a == b {
+        if a.is_sign_negative() { a } else { b }
+    } else {
+        a.min(b)
+    }
+}
+
+fn fmax32(a: f32, b: f32) -> f32 {
+    if a.is_nan() {
+        b
+    } else if b.is_nan() {
+        a
+    } else if a == b {
+        if a.is_sign_positive() { a } else { b }
+    } else {
+        a.max(b)
+    }
+}
+
+#[inline(always)]
+pub fn f64_bin(op: FOp, ftz: bool, sat: bool, a: u64, b: u64) -> u64 {
+    let (mut a, mut b) = (f64::from_bits(a), f64::from_bits(b));
+    if ftz {
+        a = ftz64(a);
+        b = ftz64(b);
+    }
+    let mut r = match op {
+        FOp::Add => a + b,
+        FOp::Sub => a - b,
+        FOp::Mul => a * b,
+        FOp::Div => a / b,
+        FOp::Min => {
+            if a.is_nan() { b } else if b.is_nan() { a } else { a.min(b) }
+        }
+        FOp::Max => {
+            if a.is_nan() { b } else if b.is_nan() { a } else { a.max(b) }
+        }
+    };
+    if sat {
+        r = sat64(r);
+    }
+    r.to_bits()
+}
+
+#[inline(always)]
+pub fn f32_fma(ftz: bool, sat: bool, a: u64, b: u64, c: u64) -> u64 {
+    let (mut a, mut b, mut c) = (f32::from_bits(a as u32), f32::from_bits(b as u32), f32::from_bits(c as u32));
+    if ftz {
+        a = ftz32(a);
+        b = ftz32(b);
+        c = ftz32(c);
+    }
+    let mut r = a.mul_add(b, c);
+    if ftz {
+        r = ftz32(r);
+    }
+    if sat {
+        r = sat32(r);
+    }
+    f32_bits(r)
+}
+
+#[inline(always)]
+pub fn f64_fma(sat: bool, a: u64, b: u64, c: u64) -> u64 {
+    let r = f64::from_bits(a).mul_add(f64::from_bits(b), f64::from_bits(c));
+    (if sat { sat64(r) } else { r }).to_bits()
+}
+
+pub fn f_un(op: FUnOp, double: bool, ftz: bool, a: u64) -> u64 {
+    if double {
+        let a = f64::from_bits(a);
+        let r = match op {
+            FUnOp::Neg => -a,
+            FUnOp::Abs => a.abs(),
+            FUnOp::Rcp => 1.0 / a,
+            FUnOp::Sqrt => a.sqrt(),
+            FUnOp::Rsqrt => 1.0 / a.sqrt(),
+        };
+        r.to_bits()
+    } else {
+        let mut a = f32::from_bits(a as u32);
+        if ftz {
+            a = ftz32(a);
+        }
+        let r = match op {
+            // neg and abs only flip or clear the sign bit, NaN payload included.
+            FUnOp::Neg => return (a.to_bits() ^ 0x8000_0000) as u64,
+            FUnOp::Abs => return (a.to_bits() & 0x7FFF_FFFF) as u64,
+            FUnOp::Rcp => 1.0 / a,
+            FUnOp::Sqrt => a.sqrt(),
+            FUnOp::Rsqrt => 1.0 / a.sqrt(),
+        };
+        f32_bits(if ftz { ftz32(r) } else { r })
+    }
+}
+
+#[inline(always)]
+pub fn compare(cmp: Cmp, ty: NumTy, a: u64, b: u64) -> bool {
+    match ty {
+        NumTy::Int { bits, signed } => {
+            let m = mask(bits);
+            let ord = if signed { sext(a & m, bits).cmp(&sext(b & m, bits)) } else { (a & m).cmp(&(b & m)) };
+            use std::cmp::Ordering::*;
+            match cmp {
+                Cmp::Eq => ord == Equal,
+                Cmp::Ne => ord != Equal,
+                Cmp::Lt => ord == Less,
+                Cmp::Le => ord != Greater,
+                Cmp::Gt => ord == Greater,
+                Cmp::Ge => ord != Less,
+                _ => false,
+            }
+        }
+        NumTy::F32 => float_compare(cmp, f32::from_bits(a as u32) as f64, f32::from_bits(b as u32) as f64),
+        NumTy::F64 => float_compare(cmp, f64::from_bits(a), f64::from_bits(b)),
+        NumTy::F16 => false,
+    }
+}
+
+fn float_compare(cmp: Cmp, a: f64, b: f64) -> bool {
+    let unordered = a.is_nan() || b.is_nan();
+    match cmp {
+        Cmp::Eq => a == b,
+        Cmp::Ne => !unordered && a != b,
+        Cmp::Lt => a < b,
+        Cmp::Le => a <= b,
+        Cmp::Gt => a > b,
+        Cmp::Ge => a >= b,
+        Cmp::Equ => unordered || a == b,
+        Cmp::Neu => unordered || a != b,
+        Cmp::Ltu => unordered || a < b,
+        Cmp::Leu => unordered || a <= b,
+        Cmp::Gtu => unordered || a > b,
+        Cmp::Geu => unordered || a >= b,
+        Cmp::Num => !unordered,
+        Cmp::Nan => unordered,
+    }
+}
+
+#[inline(always)]
+pub fn bool_op(op: BoolOp, a: u32, b: u32) -> u32 {
+    match op {
+        BoolOp::And => a & b,
+        BoolOp::Or => a | b,
+        BoolOp::Xor => a ^ b,
+    }
+}
+
+/// `cvt`. Err names a conversion the emulator does not execute.
+pub fn convert(to: NumTy, from: NumTy, round: Round, ftz: bool, sat: bool, a: u64) -> Result<u64, &'static str> {
+    Ok(match (to, from) {
+        (NumTy::Int { bits: tb, signed: ts }, NumTy::Int { bits: fb, signed: fs }) => {
+            let v = if fs { sext(a, fb) as i128 } else { (a & mask(fb)) as i128 };
+            let v = if sat {
+                let (lo, hi) = if ts { (-(1i128 << (tb - 1)), (1i128 << (tb - 1)) - 1) } else { (0, (1i128 << tb) - 1) };
+                v.clamp(lo, hi)
+            } else {
+                v
+            };
+            (v as u64) & mask(tb)
+        }
+        (NumTy::F32 | NumTy::F64, NumTy::Int { bits, signed }) => {
+            if !matches!(round, Round::Default | Round::Nearest) {
+                return Err("directed rounding of an integer-to-float cvt");
+            }
+            // Convert straight from the integer: going through f64 would round twice.
+            if to == NumTy::F32 {
+                f32_bits(if signed { sext(a, bits) as f32 } else { (a & mask(bits)) as f32 })
+            } else if signed {
+                (sext(a, bits) as f64).to_bits()
+            } else {
+                ((a & mask(bits)) as f64).to_bits()
+            }
+        }
+        (NumTy::Int { bits, signed }, NumTy::F32 | NumTy::F64) => {
+            let mut v = if from == NumTy::F32 { f32::from_bits(a as u32) as f64 } else { f64::from_bits(a) };
+            if ftz && from == NumTy::F32 {
+                v = ftz32(v as f32) as f64;
+            }
+            let r = round_to_integer(v, round)?;
+            if r.is_nan() {
+                return Ok(0);
+            }
+            // Float-to-integer conversions saturate.
+            if signed {
+                let lo = -(2f64.powi(bits as i32 - 1));
+                let hi = 2f64.powi(bits as i32 - 1) - 1.0;
+                (r.clamp(lo, hi) as i64 as u64) & mask(bits)
+            } else {
+                let hi = 2f64.powi(bits as i32) - 1.0;
+                (r.clamp(0.0, hi) as u64) & mask(bits)
+            }
+        }
+        (NumTy::F32, NumTy::F32) => {
+            let mut v = f32::from_bits(a as u32);
+            if ftz {
+                v = ftz32(v);
+            }
+            let r = if round == Round::Default { v } else { round_to_integer(v as f64, round)? as f32 };
+            f32_bits(if sat { sat32(r) } else { r })
+        }
+        (NumTy::F64, NumTy::F64) => {
+            let v = f64::from_bits(a);
+            let r = if round == Round::Default { v } else { round_to_integer(v, round)? };
+            (if sat { sat64(r) } else { r }).to_bits()
+        }
+        (NumTy::F64, NumTy::F32) => {
+            let mut v = f32::from_bits(a as u32);
+            if ftz {
+                v = ftz32(v);
+            }
+            let r = v as f64;
+            (if sat { sat64(r) } else { r }).to_bits()
+        }
+        (NumTy::F32, NumTy::F64) => {
+            if !matches!(round, Round::Default | Round::Nearest) {
+                return Err("directed rounding of an f64-to-f32 cvt");
+            }
+            let mut r = f64::from_bits(a) as f32;
+            if ftz {
+                r = ftz32(r);
+            }
+            f32_bits(if sat { sat32(r) } else { r })
+        }
+        _ => return Err("conversions to or from f16"),
+    })
+}
+
+fn round_to_integer(v: f64, round: Round) -> Result<f64, &'static str> {
+    Ok(match round {
+        Round::Nearest => v.round_ties_even(),
+        Round::Zero => v.trunc(),
+        Round::Down => v.floor(),
+        Round::Up => v.ceil(),
+        Round::Default => return Err("a float-to-integer cvt without a rounding modifier"),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn integer_edges() {
+        assert_eq!(int_bin(IntOp::Add, 32, true, 0xFFFF_FFFF, 1), 0);
+        assert_eq!(int_bin(IntOp::Shr, 32, true, 0x8000_0000, 31), 0xFFFF_FFFF);
+        assert_eq!(int_bin(IntOp::Shr, 32, false, 0x8000_0000, 40), 0);
+        assert_eq!(int_bin(IntOp::Shl, 32, false, 1, 32), 0);
+        assert_eq!(int_bin(IntOp::Div, 32, true, (-7i32) as u32 as u64, 2), (-3i32) as u32 as u64);
+        assert_eq!(int_bin(IntOp::Div, 32, false, 7, 0), 0xFFFF_FFFF);
+        assert_eq!(int_bin(IntOp::MulHi, 32, false, 0xFFFF_FFFF, 0xFFFF_FFFF), 0xFFFF_FFFE);
+        assert_eq!(int_bin(IntOp::Min, 32, true, (-1i32) as u32 as u64, 3), 0xFFFF_FFFF);
+        assert_eq!(int_un(IntUnOp::Clz, 32, 1), 31);
+        assert_eq!(int_un(IntUnOp::Neg, 64, 1), u64::MAX);
+    }
+
+    #[test]
+    fn float_rounding_is_ieee() {
+        let third = f32_bin(FOp::Div, false, false, 1f32.to_bits() as u64, 3f32.to_bits() as u64);
+        assert_eq!(f32::from_bits(third as u32), 1.0f32 / 3.0);
+        // fma rounds once: (1 + 2^-23) * (1 - 2^-23) - 1 = -2^-46 exactly.
+        let a = f32::from_bits(0x3F80_0001);
+        let b = f32::from_bits(0x3F7F_FFFE);
+        let r = f32_fma(false, false, a.to_bits() as u64, b.to_bits() as u64, (-1f32).to_bits() as u64);
+        assert_eq!(f32::from_bits(r as u32), a.mul_add(b, -1.0));
+        assert_ne!(f32::from_bits(r as u32), a * b - 1.0);
+        assert_eq!(f32_bin(FOp::Add, false, false, f32::NAN.to_bits() as u64, 0), CANONICAL_NAN_F32 as u64);
+    }
+
+    #[test]
+    fn conversions() {
+        let neg = (-5i32) as u32 as u64;
+        assert_eq!(convert(NumTy::Int { bits: 64, signed: true }, NumTy::Int { bits: 32, signed: true }, Round::Default, false, false, neg), (-5i64) as u64);
+        assert_eq!(convert(NumTy::Int { bits: 32, signed: false }, NumTy::Int { bits: 64, signed: false }, Round::Default, false, false, 0x1_0000_0005), 5);
+        let f = convert(NumTy::F32, NumTy::Int { bits: 32, signed: true }, Round::Nearest, false, false, neg).unwrap();
+        assert_eq!(f32::from_bits(f as u32), -5.0);
+        let i = convert(NumTy::Int { bits: 32, signed: true }, NumTy::F32, Round::Zero, false, false, (-2.7f32).to_bits() as u64).unwrap();
+        assert_eq!(i as u32 as i32, -2);
+        let sat = convert(NumTy::Int { bits: 32, signed: true }, NumTy::F32, Round::Nearest, false, false, 1e20f32.to_bits() as u64).unwrap();
+        assert_eq!(sat as u32 as i32, i32::MAX);
+    }
+}

@@ -1,0 +1,236 @@
+//! The emulator as a [`Backend`]: decodes the PTX once per kernel, verifies each size, and
+//! turns launch counters into the report's sector profile, findings and faults.
+
+use super::fault::{EmuFault, EmuFaultKind};
+use super::ir::{Kind, Program};
+use super::stats::{LaunchStats, RawFinding, TracedRead};
+use super::{RunOptions, load_program, run_lesson_kernel};
+use crate::backend::{Backend, BackendInfo, BackendKind, CancelFlag, Finding, FindingKind, KernelFault, SizeRun, ThreadPlace};
+use crate::compile::{CompiledKernel, Target};
+use crate::harness::{check_size, fresh_seed, poisoned_output, random_inputs};
+use crate::lesson::Lesson;
+use crate::pipeline::thousands;
+use crate::report::{LineSectors, SectorProfile, SharedStats};
+use std::sync::Arc;
+
+#[derive(Debug, Clone, Default)]
+pub struct EmulatorOptions {
+    /// Host threads (0: all cores).
+    pub threads: usize,
+    /// Record the reads of this (block, thread) in every launch.
+    pub watch: Option<([u32; 3], [u32; 3])>,
+}
+
+pub struct EmulatorBackend {
+    options: EmulatorOptions,
+    program: Option<(String, Arc<Program>)>,
+    /// Counters of a verification launch at the profile size, reused by `profile`.
+    profile_launch: Option<(String, LaunchStats)>,
+    /// Reads of the watched thread in the last launch.
+    pub last_trace: Vec<TracedRead>,
+}
+
+impl EmulatorBackend {
+    pub fn new(options: EmulatorOptions) -> EmulatorBackend {
+        EmulatorBackend { options, program: None, profile_launch: None, last_trace: Vec::new() }
+    }
+
+    fn run_options(&self) -> RunOptions {
+        let mut o = RunOptions { watch: self.options.watch, ..RunOptions::default() };
+        if self.options.threads > 0 {
+            o.host_threads = self.options.threads;
+        }
+        o
+    }
+
+    fn program(&mut self, kernel: &CompiledKernel) -> Result<Arc<Program>, KernelFault> {
+        if let Some((ptx, prog)) = &self.program {
+            if *ptx == kernel.ptx {
+                return Ok(prog.clone());
+            }
+        }
+        let prog = load_program(&kernel.ptx, &kernel.entry).map_err(|e| KernelFault::Unsupported {
+            message: format!("the emulator cannot run this kernel: {e}"),
+        })?;
+        let prog = Arc::new(prog);
+        self.program = Some((kernel.ptx.clone(), prog.clone()));
+        self.profile_launch = None;
+        Ok(prog)
+    }
+}
+
+impl Backend for EmulatorBackend {
+    fn info(&self) -> BackendInfo {
+        let threads = if self.options.threads > 0 { self.options.threads } else { super::host_threads() };
+        BackendInfo { kind: BackendKind::Emulator, device: format!("PTX emulator on {threads} host thread(s)") }
+    }
+
+    fn target(&self) -> Target {
+        Target::EMULATOR
+    }
+
+    fn verify_size(&mut self, lesson: &Lesson, kernel: &CompiledKernel, n: u32, seed: u64, cancel: &CancelFlag) -> Result<SizeRun, KernelFault> {
+        let prog = self.program(kernel)?;
+        let options = self.run_options();
+        let mut stats = None;
+        let verification = check_size(lesson, n, seed, |input, output| {
+            stats = Some(run_lesson_kernel(&prog, lesson, n, input, output, &options, cancel)?);
+            Ok::<(), EmuFault>(())
+        })
+        .map_err(|f| kernel_fault(&prog, f))?;
+        let stats = stats.expect("launch ran");
+        let findings = stats.findings.iter().map(|f| finding(&prog, f)).collect();
+        self.last_trace = stats.trace.clone();
+        if n == lesson.profile_size {
+            self.profile_launch = Some((kernel.ptx.clone(), stats));
+        }
+        Ok(SizeRun { verification, findings })
+    }
+
+    fn profile(&mut self, lesson: &Lesson, kernel: &CompiledKernel, cancel: &CancelFlag) -> Result<SectorProfile, KernelFault> {
+        let prog = self.program(kernel)?;
+        let n = lesson.profile_size;
+        let (stats, reused) = match self.profile_launch.take() {
+            Some((ptx, stats)) if ptx == kernel.ptx => (stats, true),
+            _ => {
+                let count = lesson.stencil.elements(n);
+                let input = random_inputs(count, fresh_seed());
+                let mut output = poisoned_output(count);
+                let stats = run_lesson_kernel(&prog, lesson, n, &input, &mut output, &self.run_options(), cancel)
+                    .map_err(|f| kernel_fault(&prog, f))?;
+                (stats, false)
+            }
+        };
+        let launches = lesson.profile_launches;
+        let mut profile = sector_profile(&prog, &stats, n, launches);
+        profile.source = format!(
+            "emulator: one launch at n={n} executed{}, its counts multiplied by {launches} (every launch of this kernel issues the same sectors)",
+            if reused { " (the verification launch)" } else { "" }
+        );
+        Ok(profile)
+    }
+}
+
+/// Sector figures of one launch, scaled to `launches`.
+pub fn sector_profile(prog: &Program, stats: &LaunchStats, n: u32, launches: u32) -> SectorProfile {
+    let k = launches as u64;
+    let mut lines: std::collections::BTreeMap<u32, LineSectors> = Default::default();
+    let mut profile = SectorProfile { n, launches, launches_executed: 1, ..SectorProfile::default() };
+    for (pc, inst) in prog.insts.iter().enumerate() {
+        let s = &stats.per_pc[pc];
+        if s.warp_insts == 0 && !inst.is_global_access() {
+            continue;
+        }
+        let line = lines.entry(inst.line).or_insert_with(|| LineSectors { line: inst.line, ..LineSectors::default() });
+        line.warp_instructions += s.warp_insts * k;
+        line.active_lanes += s.active_lanes * k;
+        if s.global_warp_insts == 0 {
+            continue;
+        }
+        let is_store = matches!(inst.kind, Kind::St { .. });
+        line.sectors += s.sectors * k;
+        line.ideal_sectors += s.ideal_sectors * k;
+        line.global_instructions += s.global_warp_insts * k;
+        if is_store {
+            line.store_sectors += s.sectors * k;
+            profile.store_sectors += s.sectors * k;
+        } else {
+            line.load_sectors += s.sectors * k;
+            profile.load_sectors += s.sectors * k;
+        }
+        profile.sectors += s.sectors * k;
+        profile.ideal_sectors += s.ideal_sectors * k;
+    }
+    profile.per_line = lines.into_values().filter(|l| l.global_instructions > 0 || l.line != 0).collect();
+    profile.shared = SharedStats { requests: stats.shared_requests * k, bank_conflicts: stats.bank_conflicts * k };
+    profile.average_active_lanes = if stats.warp_insts == 0 { 0.0 } else { stats.lane_insts as f64 / stats.warp_insts as f64 };
+    profile
+}
+
+fn line_of(prog: &Program, pc: Option<u32>) -> Option<u32> {
+    pc.and_then(|pc| prog.insts.get(pc as usize)).map(|i| i.line).filter(|&l| l > 0)
+}
+
+fn place(prog: &Program, f: &EmuFault) -> ThreadPlace {
+    ThreadPlace { block: f.block, thread: f.thread.unwrap_or([0; 3]), line: line_of(prog, f.pc) }
+}
+
+/// An emulator fault in the learner's terms.
+pub fn kernel_fault(prog: &Program, f: EmuFault) -> KernelFault {
+    let at = place(prog, &f);
+    let ptx = f.pc.and_then(|pc| prog.insts.get(pc as usize)).map(|i| format!(" (`{}`, PTX line {})", i.opcode, i.ptx_line)).unwrap_or_default();
+    match f.kind {
+        EmuFaultKind::OutOfBounds { address, bytes, write, described } => KernelFault::OutOfBounds {
+            message: format!(
+                "out-of-bounds global {} of {bytes} bytes at {address:#x}, {described}, by {at}{ptx}",
+                if write { "write" } else { "read" }
+            ),
+            at,
+            address,
+            bytes,
+            write,
+        },
+        EmuFaultKind::WindowOutOfBounds { space, offset, bytes, size, write } => KernelFault::OutOfBounds {
+            message: format!(
+                "out-of-bounds {space} {} of {bytes} bytes at offset {offset}: only {size} bytes are declared; by {at}{ptx}",
+                if write { "write" } else { "read" }
+            ),
+            at,
+            address: offset,
+            bytes,
+            write,
+        },
+        EmuFaultKind::Misaligned { address, bytes } => KernelFault::Crashed {
+            message: format!("misaligned {bytes}-byte access at {address:#x} by {at}{ptx}"),
+        },
+        EmuFaultKind::Barrier { reason } => KernelFault::Barrier { message: format!("{reason} ({at}{ptx})"), at },
+        EmuFaultKind::Budget { steps } => KernelFault::Timeout {
+            message: format!(
+                "stopped after {} instructions in one warp of block ({},{},{}), last at line {}: is there an endless loop?",
+                thousands(steps),
+                at.block[0],
+                at.block[1],
+                at.block[2],
+                at.line.map_or("?".to_string(), |l| l.to_string())
+            ),
+        },
+        EmuFaultKind::Unsupported { what } => KernelFault::Unsupported { message: format!("the emulator does not execute {what}, at {at}{ptx}") },
+        EmuFaultKind::Cancelled => KernelFault::Cancelled,
+    }
+}
+
+fn access_word(prog: &Program, pc: u32) -> &'static str {
+    match prog.insts.get(pc as usize).map(|i| &i.kind) {
+        Some(Kind::St { .. }) => "wrote",
+        _ => "read",
+    }
+}
+
+fn finding(prog: &Program, f: &RawFinding) -> Finding {
+    let at = ThreadPlace { block: f.block, thread: f.thread, line: line_of(prog, Some(f.pc)) };
+    let [tx, ty, tz] = f.thread;
+    let line = at.line.map_or("?".into(), |l| l.to_string());
+    let message = match f.kind {
+        FindingKind::UninitialisedSharedRead => format!(
+            "line {line}: thread ({tx},{ty},{tz}) of block ({},{},{}) reads shared memory at byte {} that no thread of its block wrote in this launch",
+            f.block[0], f.block[1], f.block[2], f.byte
+        ),
+        FindingKind::SharedRace => {
+            let verb = match prog.insts.get(f.pc as usize).map(|i| &i.kind) {
+                Some(Kind::St { .. }) => "writes",
+                _ => "reads",
+            };
+            let other = match f.other_thread {
+                Some([ox, oy, oz]) => format!("thread ({ox},{oy},{oz})"),
+                None => "other threads".to_string(),
+            };
+            let other_line = line_of(prog, f.other_pc).map_or("?".into(), |l| l.to_string());
+            let other_verb = f.other_pc.map_or("touched", |pc| access_word(prog, pc));
+            format!(
+                "line {line}: shared-memory race: thread ({tx},{ty},{tz}) of block ({},{},{}) {verb} byte {} that {other} {other_verb} at line {other_line} with no __syncthreads() in between",
+                f.block[0], f.block[1], f.block[2], f.byte
+            )
+        }
+    };
+    Finding { kind: f.kind, at, address: f.byte, message, count: f.count }
+}

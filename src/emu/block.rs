@@ -1,0 +1,463 @@
+//! Runs one thread block: its warps in lockstep, the SIMT stack, barriers, and every
+//! instruction's semantics. Memory instructions live in `block_memory.rs`.
+
+use super::alu;
+use super::fault::{EmuFault, EmuFaultKind};
+use super::ir::*;
+use super::memory::{GlobalMemory, LOCAL_WINDOW, SHARED_WINDOW};
+use super::shared::SharedMemory;
+use super::stats::LaunchStats;
+use super::warp::{FULL, Frame, Warp, WarpState};
+use crate::backend::CancelFlag;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+/// Everything a launch shares between its blocks.
+pub struct LaunchConfig {
+    pub grid: [u32; 3],
+    pub block: [u32; 3],
+    pub params: Vec<u8>,
+    pub dynamic_shared: u32,
+    pub check_hazards: bool,
+    /// Record the reads of this (block, thread) for the read-source diagram.
+    pub watch: Option<([u32; 3], [u32; 3])>,
+    /// Instructions one warp may execute before the launch is stopped as a runaway.
+    pub step_budget: u64,
+    /// 32 for real warps; 1 runs every thread alone (the naive baseline of the benchmark).
+    pub lanes_per_warp: u32,
+}
+
+pub struct BlockRunner<'a> {
+    pub prog: &'a Program,
+    pub cfg: &'a LaunchConfig,
+    pub mem: &'a GlobalMemory,
+    pub warps: Vec<Warp>,
+    pub shared: SharedMemory,
+    pub stats: LaunchStats,
+    pub ctaid: [u32; 3],
+    pub block_index: u64,
+    pub abort: &'a AtomicBool,
+    pub cancel: &'a CancelFlag,
+    watch_lane: Option<(usize, u32)>,
+}
+
+/// How often (in warp instructions) a warp looks at the abort and cancel flags.
+const CHECK_EVERY: u64 = 1 << 14;
+
+impl<'a> BlockRunner<'a> {
+    pub fn new(prog: &'a Program, cfg: &'a LaunchConfig, mem: &'a GlobalMemory, abort: &'a AtomicBool, cancel: &'a CancelFlag) -> BlockRunner<'a> {
+        let threads = cfg.block.iter().product::<u32>();
+        let lanes = cfg.lanes_per_warp.clamp(1, 32);
+        let warp_count = threads.div_ceil(lanes) as usize;
+        let shared_bytes = prog.shared_bytes.max(prog.dynamic_shared_offset.unwrap_or(0) + cfg.dynamic_shared as u64);
+        BlockRunner {
+            prog,
+            cfg,
+            mem,
+            warps: (0..warp_count).map(|_| Warp::new(prog.value_regs, prog.pred_regs, prog.local_bytes as usize, lanes as usize)).collect(),
+            shared: SharedMemory::new(shared_bytes as usize, cfg.check_hazards),
+            stats: LaunchStats::new(prog.insts.len()),
+            ctaid: [0; 3],
+            block_index: 0,
+            abort,
+            cancel,
+            watch_lane: None,
+        }
+    }
+
+    pub fn fault(&self, kind: EmuFaultKind, pc: Option<u32>, warp: Option<(&Warp, u32)>) -> EmuFault {
+        let thread = warp.map(|(w, lane)| {
+            let l = lane as usize;
+            [w.tid[0][l], w.tid[1][l], w.tid[2][l]]
+        });
+        EmuFault { kind, pc, block: self.ctaid, thread, block_index: self.block_index }
+    }
+
+    /// Runs block `index` (x fastest) to completion.
+    pub fn run_block(&mut self, index: u64) -> Result<(), EmuFault> {
+        let [gx, gy, _] = self.cfg.grid;
+        self.block_index = index;
+        self.ctaid = [(index % gx as u64) as u32, ((index / gx as u64) % gy as u64) as u32, (index / (gx as u64 * gy as u64)) as u32];
+        let dims = self.cfg.block;
+        let threads = dims.iter().product::<u32>();
+        let lanes = self.cfg.lanes_per_warp.clamp(1, 32);
+        for (w, warp) in self.warps.iter_mut().enumerate() {
+            warp.reset(w as u32, w as u32 * lanes, lanes, threads, dims);
+        }
+        self.shared.reset();
+        self.watch_lane = match self.cfg.watch {
+            Some((block, thread)) if block == self.ctaid => {
+                let linear = thread[0] + dims[0] * (thread[1] + dims[1] * thread[2]);
+                Some(((linear / lanes) as usize, linear % lanes))
+            }
+            _ => None,
+        };
+        self.stats.blocks += 1;
+        loop {
+            for w in 0..self.warps.len() {
+                if self.warps[w].state == WarpState::Running {
+                    let mut warp = std::mem::take(&mut self.warps[w]);
+                    let result = self.run_warp(&mut warp);
+                    self.warps[w] = warp;
+                    self.warps[w].state = result?;
+                }
+            }
+            // Every warp is now done or waiting at the barrier, which counts only threads
+            // that have not exited: release it.
+            let mut waiting = false;
+            for warp in &mut self.warps {
+                if warp.state == WarpState::AtBarrier {
+                    warp.state = WarpState::Running;
+                    waiting = true;
+                }
+            }
+            if !waiting {
+                return Ok(());
+            }
+            self.shared.epoch += 1;
+        }
+    }
+
+    /// Runs a warp until it waits at a barrier or all its lanes have exited.
+    fn run_warp(&mut self, warp: &mut Warp) -> Result<WarpState, EmuFault> {
+        let insts = &self.prog.insts;
+        loop {
+            let Some(&top) = warp.stack.last() else { return Ok(WarpState::Done) };
+            if top.mask == 0 || top.pc == top.rpc {
+                warp.stack.pop();
+                continue;
+            }
+            let pc = top.pc as usize;
+            if pc >= insts.len() {
+                // Falling off the end of the kernel is a return.
+                warp.exit_lanes(top.mask);
+                continue;
+            }
+            warp.steps += 1;
+            if warp.steps % CHECK_EVERY == 0 {
+                if self.abort.load(Ordering::Relaxed) || self.cancel.is_cancelled() {
+                    return Err(self.fault(EmuFaultKind::Cancelled, Some(pc as u32), None));
+                }
+                if warp.steps > self.cfg.step_budget {
+                    let lane = top.mask.trailing_zeros();
+                    return Err(self.fault(EmuFaultKind::Budget { steps: warp.steps }, Some(pc as u32), Some((warp, lane))));
+                }
+            }
+            let inst = &insts[pc];
+            let active = top.mask;
+            let eff = match inst.guard {
+                Some(g) => active & (warp.preds[g.reg as usize] ^ if g.negate { FULL } else { 0 }),
+                None => active,
+            };
+            if eff != 0 {
+                self.stats.warp_insts += 1;
+                self.stats.lane_insts += eff.count_ones() as u64;
+                let s = &mut self.stats.per_pc[pc];
+                s.warp_insts += 1;
+                s.active_lanes += eff.count_ones() as u64;
+            }
+            let top_index = warp.stack.len() - 1;
+            match &inst.kind {
+                Kind::Bra { target } => {
+                    let taken = eff;
+                    let not_taken = active & !eff;
+                    if not_taken == 0 {
+                        warp.stack[top_index].pc = *target;
+                    } else if taken == 0 {
+                        warp.stack[top_index].pc += 1;
+                    } else {
+                        let rpc = self.prog.reconverge[pc];
+                        if rpc == warp.stack[top_index].rpc {
+                            warp.stack.pop();
+                        } else {
+                            warp.stack[top_index].pc = rpc;
+                        }
+                        warp.stack.push(Frame { pc: pc as u32 + 1, mask: not_taken, rpc });
+                        warp.stack.push(Frame { pc: *target, mask: taken, rpc });
+                    }
+                }
+                Kind::Exit => {
+                    warp.exit_lanes(eff);
+                    if let Some(frame) = warp.stack.last_mut() {
+                        if frame.mask != 0 {
+                            frame.pc += 1;
+                        }
+                    }
+                }
+                Kind::Bar => {
+                    if eff == 0 {
+                        warp.stack[top_index].pc += 1;
+                        continue;
+                    }
+                    let live = warp.live();
+                    if eff != live {
+                        let missing = live & !eff;
+                        let lane = missing.trailing_zeros();
+                        let reason = format!(
+                            "__syncthreads() reached by only some threads of a warp: thread ({},{},{}) is on another path \
+                             and can never arrive; every thread of the block must reach the same barrier",
+                            warp.tid[0][lane as usize], warp.tid[1][lane as usize], warp.tid[2][lane as usize]
+                        );
+                        return Err(self.fault(EmuFaultKind::Barrier { reason }, Some(pc as u32), Some((warp, eff.trailing_zeros()))));
+                    }
+                    warp.stack[top_index].pc += 1;
+                    return Ok(WarpState::AtBarrier);
+                }
+                _ => {
+                    if eff != 0 {
+                        self.execute(warp, pc, eff)?;
+                    }
+                    warp.stack[top_index].pc += 1;
+                }
+            }
+        }
+    }
+
+    /// Source operand, all 32 lanes.
+    #[inline(always)]
+    pub fn read(&self, warp: &Warp, src: Src) -> [u64; 32] {
+        match src {
+            Src::Reg(r) => warp.reg(r).try_into().unwrap(),
+            Src::Imm(v) => [v; 32],
+            Src::Special(s) => self.special(warp, s),
+        }
+    }
+
+    fn special(&self, warp: &Warp, s: Special) -> [u64; 32] {
+        let mut out = [0u64; 32];
+        for (l, o) in out.iter_mut().enumerate() {
+            let lane = warp.lane_id[l];
+            *o = match s {
+                Special::Tid(d) => warp.tid[d as usize][l] as u64,
+                Special::Ntid(d) => self.cfg.block[d as usize] as u64,
+                Special::Ctaid(d) => self.ctaid[d as usize] as u64,
+                Special::Nctaid(d) => self.cfg.grid[d as usize] as u64,
+                Special::LaneId => lane as u64,
+                Special::WarpId => (warp.linear[l] / 32) as u64,
+                Special::NWarpId => self.cfg.block.iter().product::<u32>().div_ceil(32) as u64,
+                Special::SmId => 0,
+                Special::Clock => warp.steps & 0xFFFF_FFFF,
+                Special::Clock64 => warp.steps,
+                Special::LaneMaskEq => 1u64 << lane,
+                Special::LaneMaskLt => (1u64 << lane) - 1,
+                Special::LaneMaskLe => ((1u64 << (lane + 1)) - 1) & 0xFFFF_FFFF,
+                Special::LaneMaskGt => !((1u64 << (lane + 1)) - 1) & 0xFFFF_FFFF,
+                Special::LaneMaskGe => !((1u64 << lane) - 1) & 0xFFFF_FFFF,
+            };
+        }
+        out
+    }
+
+    fn execute(&mut self, warp: &mut Warp, pc: usize, m: u32) -> Result<(), EmuFault> {
+        let inst = &self.prog.insts[pc];
+        macro_rules! write_lanes {
+            ($d:expr, |$l:ident| $value:expr) => {{
+                let dst = warp.reg_mut($d);
+                if m == FULL {
+                    for $l in 0..32 {
+                        dst[$l] = $value;
+                    }
+                } else {
+                    for $l in 0..32 {
+                        if (m >> $l) & 1 != 0 {
+                            dst[$l] = $value;
+                        }
+                    }
+                }
+            }};
+        }
+        match &inst.kind {
+            Kind::IntBin { op, bits, signed, d, a, b } => {
+                let (a, b) = (self.read(warp, *a), self.read(warp, *b));
+                let (op, bits, signed) = (*op, *bits, *signed);
+                // The common 32-bit add gets its own loop; everything else goes through int_bin.
+                match (op, bits) {
+                    (IntOp::Add, 32) => write_lanes!(*d, |l| (a[l] as u32).wrapping_add(b[l] as u32) as u64),
+                    (IntOp::Add, 64) => write_lanes!(*d, |l| a[l].wrapping_add(b[l])),
+                    (IntOp::Shl, 64) => write_lanes!(*d, |l| if b[l] & 0xFFFF_FFFF >= 64 { 0 } else { a[l] << (b[l] & 63) }),
+                    _ => write_lanes!(*d, |l| alu::int_bin(op, bits, signed, a[l], b[l])),
+                }
+            }
+            Kind::IntUn { op, bits, d, a } => {
+                let a = self.read(warp, *a);
+                write_lanes!(*d, |l| alu::int_un(*op, *bits, a[l]));
+            }
+            Kind::MulWide { bits, signed, d, a, b } => {
+                let (a, b) = (self.read(warp, *a), self.read(warp, *b));
+                let (bits, signed) = (*bits, *signed);
+                if signed {
+                    write_lanes!(*d, |l| (alu::sext(a[l], bits).wrapping_mul(alu::sext(b[l], bits)) as u64) & alu::mask(bits * 2));
+                } else {
+                    write_lanes!(*d, |l| ((a[l] & alu::mask(bits)).wrapping_mul(b[l] & alu::mask(bits))) & alu::mask(bits * 2));
+                }
+            }
+            Kind::Mad { part, bits, signed, d, a, b, c } => {
+                let (a, b, c) = (self.read(warp, *a), self.read(warp, *b), self.read(warp, *c));
+                let (bits, signed) = (*bits, *signed);
+                match part {
+                    MadPart::Lo => write_lanes!(*d, |l| a[l].wrapping_mul(b[l]).wrapping_add(c[l]) & alu::mask(bits)),
+                    MadPart::Hi => write_lanes!(*d, |l| alu::int_bin(IntOp::MulHi, bits, signed, a[l], b[l]).wrapping_add(c[l]) & alu::mask(bits)),
+                    MadPart::Wide => {
+                        if signed {
+                            write_lanes!(*d, |l| (alu::sext(a[l], bits).wrapping_mul(alu::sext(b[l], bits)) as u64).wrapping_add(c[l]) & alu::mask(bits * 2));
+                        } else {
+                            write_lanes!(*d, |l| ((a[l] & alu::mask(bits)) * (b[l] & alu::mask(bits))).wrapping_add(c[l]) & alu::mask(bits * 2));
+                        }
+                    }
+                }
+            }
+            Kind::Bfe { bits, signed, d, a, pos, len } => {
+                let (a, pos, len) = (self.read(warp, *a), self.read(warp, *pos), self.read(warp, *len));
+                let (bits, signed) = (*bits, *signed);
+                write_lanes!(*d, |l| {
+                    let p = (pos[l] & 0xFF) as u32;
+                    let n = (len[l] & 0xFF) as u32;
+                    let value = a[l] & alu::mask(bits);
+                    if n == 0 {
+                        0
+                    } else {
+                        let shifted = if p >= bits as u32 { if signed && alu::sext(value, bits) < 0 { u64::MAX } else { 0 } } else if signed { (alu::sext(value, bits) >> p) as u64 } else { value >> p };
+                        let n = n.min(bits as u32);
+                        let field = shifted & alu::mask(n as u8);
+                        let out = if signed { alu::sext(field, n as u8) as u64 } else { field };
+                        out & alu::mask(bits)
+                    }
+                });
+            }
+            Kind::Bfi { bits, d, f, b, pos, len } => {
+                let (f, b, pos, len) = (self.read(warp, *f), self.read(warp, *b), self.read(warp, *pos), self.read(warp, *len));
+                let bits = *bits;
+                write_lanes!(*d, |l| {
+                    let p = (pos[l] & 0xFF) as u32;
+                    let n = ((len[l] & 0xFF) as u32).min(bits as u32);
+                    if n == 0 || p >= bits as u32 {
+                        b[l] & alu::mask(bits)
+                    } else {
+                        let field = alu::mask(n as u8) << p;
+                        ((b[l] & !field) | ((f[l] << p) & field)) & alu::mask(bits)
+                    }
+                });
+            }
+            Kind::FBin { op, double, ftz, sat, d, a, b } => {
+                let (a, b) = (self.read(warp, *a), self.read(warp, *b));
+                let (op, ftz, sat) = (*op, *ftz, *sat);
+                if *double {
+                    write_lanes!(*d, |l| alu::f64_bin(op, ftz, sat, a[l], b[l]));
+                } else {
+                    match (op, ftz, sat) {
+                        (FOp::Add, false, false) => write_lanes!(*d, |l| alu::f32_bits(f32::from_bits(a[l] as u32) + f32::from_bits(b[l] as u32))),
+                        (FOp::Mul, false, false) => write_lanes!(*d, |l| alu::f32_bits(f32::from_bits(a[l] as u32) * f32::from_bits(b[l] as u32))),
+                        _ => write_lanes!(*d, |l| alu::f32_bin(op, ftz, sat, a[l], b[l])),
+                    }
+                }
+            }
+            Kind::FFma { double, ftz, sat, d, a, b, c } => {
+                let (a, b, c) = (self.read(warp, *a), self.read(warp, *b), self.read(warp, *c));
+                let (ftz, sat) = (*ftz, *sat);
+                if *double {
+                    write_lanes!(*d, |l| alu::f64_fma(sat, a[l], b[l], c[l]));
+                } else {
+                    write_lanes!(*d, |l| alu::f32_fma(ftz, sat, a[l], b[l], c[l]));
+                }
+            }
+            Kind::FUn { op, double, ftz, d, a } => {
+                let a = self.read(warp, *a);
+                write_lanes!(*d, |l| alu::f_un(*op, *double, *ftz, a[l]));
+            }
+            Kind::Setp { cmp, ty, d, d_not, a, b, combine } => {
+                let (a, b) = (self.read(warp, *a), self.read(warp, *b));
+                let mut bits = 0u32;
+                for l in 0..32 {
+                    if (m >> l) & 1 != 0 && alu::compare(*cmp, *ty, a[l], b[l]) {
+                        bits |= 1 << l;
+                    }
+                }
+                let mut negated = !bits;
+                if let Some((op, p)) = combine {
+                    let c = warp.preds[p.reg as usize] ^ if p.negate { FULL } else { 0 };
+                    bits = alu::bool_op(*op, bits, c);
+                    negated = alu::bool_op(*op, negated, c);
+                }
+                let pd = &mut warp.preds[*d as usize];
+                *pd = (*pd & !m) | (bits & m);
+                if let Some(dn) = d_not {
+                    let pn = &mut warp.preds[*dn as usize];
+                    *pn = (*pn & !m) | (negated & m);
+                }
+            }
+            Kind::Selp { d, a, b, p } => {
+                let (a, b) = (self.read(warp, *a), self.read(warp, *b));
+                let pm = warp.preds[p.reg as usize] ^ if p.negate { FULL } else { 0 };
+                write_lanes!(*d, |l| if (pm >> l) & 1 != 0 { a[l] } else { b[l] });
+            }
+            Kind::Cvt { to, from, round, ftz, sat, d, a } => {
+                let a = self.read(warp, *a);
+                let mut out = [0u64; 32];
+                for l in 0..32 {
+                    if (m >> l) & 1 != 0 {
+                        out[l] = alu::convert(*to, *from, *round, *ftz, *sat, a[l]).map_err(|what| {
+                            self.fault(EmuFaultKind::Unsupported { what: what.to_string() }, Some(pc as u32), Some((warp, l as u32)))
+                        })?;
+                    }
+                }
+                write_lanes!(*d, |l| out[l]);
+            }
+            Kind::Mov { d, a } => {
+                let a = self.read(warp, *a);
+                write_lanes!(*d, |l| a[l]);
+            }
+            Kind::PredSet { d, op, a, b } => {
+                let value = |p: &PredSrcOrConst| match p {
+                    PredSrcOrConst::Pred(p) => warp.preds[p.reg as usize] ^ if p.negate { FULL } else { 0 },
+                    PredSrcOrConst::Const(c) => {
+                        if *c { FULL } else { 0 }
+                    }
+                };
+                let mut bits = value(a);
+                if let (Some(op), Some(b)) = (op, b) {
+                    bits = alu::bool_op(*op, bits, value(b));
+                }
+                let pd = &mut warp.preds[*d as usize];
+                *pd = (*pd & !m) | (bits & m);
+            }
+            Kind::Pack { d, parts, part_bits } => {
+                let values: Vec<[u64; 32]> = parts.iter().map(|p| self.read(warp, *p)).collect();
+                let pb = *part_bits;
+                write_lanes!(*d, |l| values.iter().enumerate().fold(0u64, |acc, (i, v)| acc | ((v[l] & alu::mask(pb)) << (i as u32 * pb as u32))));
+            }
+            Kind::Unpack { ds, a, part_bits } => {
+                let a = self.read(warp, *a);
+                let pb = *part_bits;
+                for (i, d) in ds.iter().enumerate() {
+                    if let Some(d) = d {
+                        write_lanes!(*d, |l| (a[l] >> (i as u32 * pb as u32)) & alu::mask(pb));
+                    }
+                }
+            }
+            Kind::Cvta { to_generic, space, d, a } => {
+                let a = self.read(warp, *a);
+                let window = match space {
+                    MemSpace::Shared => SHARED_WINDOW,
+                    MemSpace::Local => LOCAL_WINDOW,
+                    _ => 0, // global, const and param addresses are the same in generic space
+                };
+                if *to_generic {
+                    write_lanes!(*d, |l| a[l].wrapping_add(window));
+                } else {
+                    write_lanes!(*d, |l| a[l].wrapping_sub(window));
+                }
+            }
+            Kind::Ld { .. } | Kind::St { .. } => self.memory(warp, pc, m)?,
+            Kind::Nop => {}
+            Kind::Bra { .. } | Kind::Bar | Kind::Exit => unreachable!("control flow is handled by run_warp"),
+        }
+        Ok(())
+    }
+
+    /// The watched thread's lane in `warp`, if it is active under `m`.
+    pub fn watched_lane(&self, warp: &Warp, m: u32) -> Option<u32> {
+        match self.watch_lane {
+            Some((w, lane)) if w == warp.index as usize && (m >> lane) & 1 != 0 => Some(lane),
+            _ => None,
+        }
+    }
+}

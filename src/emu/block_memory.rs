@@ -1,0 +1,237 @@
+//! Loads and stores: address resolution per lane, bounds checks, sector counting for global
+//! memory, hazard tracking and bank conflicts for shared memory, and the watched thread's
+//! read trace.
+
+use super::block::BlockRunner;
+use super::fault::{EmuFault, EmuFaultKind};
+use super::ir::{Addr, Kind, MemSpace};
+use super::memory::{AccessError, LOCAL_WINDOW, SHARED_WINDOW, WINDOW_SIZE};
+use super::shared::bank_conflicts;
+use super::stats::{RawFinding, TracedRead};
+use super::warp::Warp;
+
+/// Where one lane's access goes once generic addresses are resolved.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Resolved {
+    Global,
+    Shared(u64),
+    Local(u64),
+}
+
+/// Distinct 32-byte sectors among `sectors` (sorted or not).
+fn distinct_sectors(sectors: &mut [u64]) -> u64 {
+    if sectors.is_empty() {
+        return 0;
+    }
+    if !sectors.windows(2).all(|w| w[0] <= w[1]) {
+        sectors.sort_unstable();
+    }
+    1 + sectors.windows(2).filter(|w| w[0] != w[1]).count() as u64
+}
+
+impl BlockRunner<'_> {
+    fn addresses(&self, warp: &Warp, addr: Addr) -> [u64; 32] {
+        match addr.base {
+            Some(r) => {
+                let base = warp.reg(r);
+                std::array::from_fn(|l| base[l].wrapping_add(addr.offset as u64))
+            }
+            None => [addr.offset as u64; 32],
+        }
+    }
+
+    pub(super) fn memory(&mut self, warp: &mut Warp, pc: usize, m: u32) -> Result<(), EmuFault> {
+        let inst = &self.prog.insts[pc];
+        let (space, bytes, addr, count, is_store) = match &inst.kind {
+            Kind::Ld { space, bytes, ds, addr, .. } => (*space, *bytes as u32, *addr, ds.len(), false),
+            Kind::St { space, bytes, srcs, addr } => (*space, *bytes as u32, *addr, srcs.len(), true),
+            _ => unreachable!(),
+        };
+        let addrs = self.addresses(warp, addr);
+        let mut store_values = [[0u64; 32]; 4];
+        if let Kind::St { srcs, .. } = &inst.kind {
+            for (i, s) in srcs.iter().enumerate() {
+                store_values[i] = self.read(warp, *s);
+            }
+        }
+        let mut loaded = [[0u64; 32]; 4];
+
+        match space {
+            MemSpace::Param | MemSpace::Const => {
+                if is_store {
+                    return Err(self.fault(EmuFaultKind::Unsupported { what: "stores to .param or .const space".into() }, Some(pc as u32), None));
+                }
+                let data: &[u8] = if space == MemSpace::Param { &self.cfg.params } else { &self.prog.const_data };
+                for l in 0..32 {
+                    if (m >> l) & 1 == 0 {
+                        continue;
+                    }
+                    for (e, slot) in loaded.iter_mut().enumerate().take(count) {
+                        let at = addrs[l] + (e as u64) * bytes as u64;
+                        let end = at as usize + bytes as usize;
+                        if end > data.len() {
+                            let size = data.len() as u64;
+                            let name = if space == MemSpace::Param { "param" } else { "const" };
+                            return Err(self.fault(EmuFaultKind::WindowOutOfBounds { space: name, offset: at, bytes, size, write: false }, Some(pc as u32), Some((warp, l as u32))));
+                        }
+                        let mut v = [0u8; 8];
+                        v[..bytes as usize].copy_from_slice(&data[at as usize..end]);
+                        slot[l] = u64::from_le_bytes(v);
+                    }
+                }
+            }
+            _ => {
+                let mut sectors = [0u64; 128];
+                let mut sector_count = 0usize;
+                let mut global_lanes = 0u32;
+                let mut shared_offsets: [(u64, u32); 32] = [(0, 0); 32];
+                let mut shared_lanes = 0usize;
+                let watched = self.watched_lane(warp, m);
+                let mut buffer_hint = 0usize;
+                for l in 0..32usize {
+                    if (m >> l) & 1 == 0 {
+                        continue;
+                    }
+                    let address = addrs[l];
+                    let resolved = match space {
+                        MemSpace::Global => Resolved::Global,
+                        MemSpace::Shared => Resolved::Shared(address),
+                        MemSpace::Local => Resolved::Local(address),
+                        _ => {
+                            if (SHARED_WINDOW..SHARED_WINDOW + WINDOW_SIZE).contains(&address) {
+                                Resolved::Shared(address - SHARED_WINDOW)
+                            } else if (LOCAL_WINDOW..LOCAL_WINDOW + WINDOW_SIZE).contains(&address) {
+                                Resolved::Local(address - LOCAL_WINDOW)
+                            } else {
+                                Resolved::Global
+                            }
+                        }
+                    };
+                    let span = bytes as u64 * count as u64;
+                    match resolved {
+                        Resolved::Global => {
+                            global_lanes += 1;
+                            let first = address >> 5;
+                            let last = (address + span - 1) >> 5;
+                            for s in first..=last {
+                                if sector_count < sectors.len() {
+                                    sectors[sector_count] = s;
+                                    sector_count += 1;
+                                }
+                            }
+                            for e in 0..count {
+                                let at = address.wrapping_add(e as u64 * bytes as u64);
+                                let b = &self.mem.buffers;
+                                let buffer = if buffer_hint < b.len() && at >= b[buffer_hint].base && at + bytes as u64 <= b[buffer_hint].end() && at % bytes as u64 == 0 {
+                                    buffer_hint
+                                } else {
+                                    match self.mem.find(at, bytes) {
+                                        Ok(i) => i,
+                                        Err(AccessError::Misaligned) => {
+                                            return Err(self.fault(EmuFaultKind::Misaligned { address: at, bytes }, Some(pc as u32), Some((warp, l as u32))));
+                                        }
+                                        Err(AccessError::OutOfBounds) => {
+                                            let described = self.mem.describe_address(at);
+                                            return Err(self.fault(EmuFaultKind::OutOfBounds { address: at, bytes, write: is_store, described }, Some(pc as u32), Some((warp, l as u32))));
+                                        }
+                                    }
+                                };
+                                buffer_hint = buffer;
+                                if is_store {
+                                    self.mem.store(buffer, at, bytes, store_values[e][l]);
+                                } else {
+                                    loaded[e][l] = self.mem.load(buffer, at, bytes);
+                                    if watched == Some(l as u32) {
+                                        let b = &self.mem.buffers[buffer];
+                                        self.stats.trace.push(TracedRead { pc: pc as u32, line: self.prog.insts[pc].line, space: "global".into(), buffer: Some(b.name.clone()), offset: at - b.base, bytes });
+                                    }
+                                }
+                            }
+                        }
+                        Resolved::Shared(offset) => {
+                            if offset + span > self.shared.size() || offset % bytes as u64 != 0 {
+                                let size = self.shared.size();
+                                return Err(self.fault(EmuFaultKind::WindowOutOfBounds { space: "shared", offset, bytes: span as u32, size, write: is_store }, Some(pc as u32), Some((warp, l as u32))));
+                            }
+                            shared_offsets[shared_lanes] = (offset, span as u32);
+                            shared_lanes += 1;
+                            let thread = warp.linear[l];
+                            let hazard = if is_store {
+                                for e in 0..count {
+                                    self.shared.store(offset + e as u64 * bytes as u64, bytes, store_values[e][l]);
+                                }
+                                self.shared.note_write(offset, span as u32, thread, pc as u32)
+                            } else {
+                                for (e, slot) in loaded.iter_mut().enumerate().take(count) {
+                                    slot[l] = self.shared.load(offset + e as u64 * bytes as u64, bytes);
+                                }
+                                if watched == Some(l as u32) {
+                                    self.stats.trace.push(TracedRead { pc: pc as u32, line: self.prog.insts[pc].line, space: "shared".into(), buffer: None, offset, bytes });
+                                }
+                                self.shared.note_read(offset, span as u32, thread, pc as u32)
+                            };
+                            if let Some(h) = hazard {
+                                let dims = self.cfg.block;
+                                let coord = |t: u32| [t % dims[0], (t / dims[0]) % dims[1], t / (dims[0] * dims[1])];
+                                self.stats.note_finding(RawFinding {
+                                    kind: h.kind,
+                                    pc: pc as u32,
+                                    block: self.ctaid,
+                                    thread: [warp.tid[0][l], warp.tid[1][l], warp.tid[2][l]],
+                                    byte: h.byte,
+                                    other_thread: h.other_thread.map(coord),
+                                    other_pc: h.other_pc,
+                                    block_index: self.block_index,
+                                    count: 1,
+                                });
+                            }
+                        }
+                        Resolved::Local(offset) => {
+                            let size = self.prog.local_bytes;
+                            if offset + span > size {
+                                return Err(self.fault(EmuFaultKind::WindowOutOfBounds { space: "local", offset, bytes: span as u32, size, write: is_store }, Some(pc as u32), Some((warp, l as u32))));
+                            }
+                            let base = l * size as usize + offset as usize;
+                            for e in 0..count {
+                                let at = base + e * bytes as usize;
+                                if is_store {
+                                    warp.local[at..at + bytes as usize].copy_from_slice(&store_values[e][l].to_le_bytes()[..bytes as usize]);
+                                } else {
+                                    let mut v = [0u8; 8];
+                                    v[..bytes as usize].copy_from_slice(&warp.local[at..at + bytes as usize]);
+                                    loaded[e][l] = u64::from_le_bytes(v);
+                                }
+                            }
+                        }
+                    }
+                }
+                if global_lanes > 0 {
+                    let s = &mut self.stats.per_pc[pc];
+                    s.global_warp_insts += 1;
+                    s.global_lanes += global_lanes as u64;
+                    s.sectors += distinct_sectors(&mut sectors[..sector_count]);
+                    s.ideal_sectors += (global_lanes as u64 * bytes as u64 * count as u64).div_ceil(32);
+                }
+                if shared_lanes > 0 {
+                    self.stats.shared_requests += 1;
+                    self.stats.bank_conflicts += bank_conflicts(&shared_offsets[..shared_lanes]);
+                }
+            }
+        }
+
+        if let Kind::Ld { ds, signed, .. } = &self.prog.insts[pc].kind {
+            let extend = *signed && bytes < 8;
+            for (e, d) in ds.iter().enumerate() {
+                let Some(d) = d else { continue };
+                let dst = warp.reg_mut(*d);
+                for l in 0..32 {
+                    if (m >> l) & 1 != 0 {
+                        let v = loaded[e][l];
+                        dst[l] = if extend { super::alu::sext(v, bytes as u8 * 8) as u64 } else { v };
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,23 @@
+//! Faults found while emulating, with the place they happened.
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum EmuFaultKind {
+    /// Global access outside every buffer.
+    OutOfBounds { address: u64, bytes: u32, write: bool, described: String },
+    Misaligned { address: u64, bytes: u32 },
+    /// Shared or local access past the declared size.
+    WindowOutOfBounds { space: &'static str, offset: u64, bytes: u32, size: u64, write: bool },
+    Barrier { reason: String },
+    Budget { steps: u64 },
+    Unsupported { what: String },
+    Cancelled,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct EmuFault {
+    pub kind: EmuFaultKind,
+    pub pc: Option<u32>,
+    pub block: [u32; 3],
+    pub thread: Option<[u32; 3]>,
+    pub block_index: u64,
+}

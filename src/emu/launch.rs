@@ -1,0 +1,84 @@
+//! A grid launch: blocks are independent, so host threads take them from a shared counter
+//! and each keeps its own counters; the first fault (lowest block) stops the launch.
+
+use super::block::{BlockRunner, LaunchConfig};
+use super::fault::{EmuFault, EmuFaultKind};
+use super::ir::Program;
+use super::memory::GlobalMemory;
+use super::stats::LaunchStats;
+use crate::backend::CancelFlag;
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+
+/// Blocks a host thread takes at a time.
+const CHUNK: u64 = 8;
+
+/// Host threads to use: all cores, unless HALOSCOPE_EMU_THREADS says otherwise.
+pub fn host_threads() -> usize {
+    std::env::var("HALOSCOPE_EMU_THREADS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .filter(|&n: &usize| n > 0)
+        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
+}
+
+/// Runs every block of the grid. `threads` host threads (1 for the naive baseline).
+pub fn launch(prog: &Program, cfg: &LaunchConfig, mem: &GlobalMemory, cancel: &CancelFlag, threads: usize) -> Result<LaunchStats, EmuFault> {
+    let blocks: u64 = cfg.grid.iter().map(|&g| g as u64).product();
+    let next = AtomicU64::new(0);
+    let abort = AtomicBool::new(false);
+    let first_fault: Mutex<Option<EmuFault>> = Mutex::new(None);
+    let threads = threads.clamp(1, blocks.max(1) as usize);
+
+    let results: Vec<LaunchStats> = std::thread::scope(|scope| {
+        let handles: Vec<_> = (0..threads)
+            .map(|_| {
+                scope.spawn(|| {
+                    let mut runner = BlockRunner::new(prog, cfg, mem, &abort, cancel);
+                    loop {
+                        let start = next.fetch_add(CHUNK, Ordering::Relaxed);
+                        if start >= blocks || abort.load(Ordering::Relaxed) {
+                            break;
+                        }
+                        for index in start..(start + CHUNK).min(blocks) {
+                            if cancel.is_cancelled() {
+                                record(&first_fault, EmuFault { kind: EmuFaultKind::Cancelled, pc: None, block: [0; 3], thread: None, block_index: index });
+                                abort.store(true, Ordering::Relaxed);
+                                break;
+                            }
+                            if let Err(fault) = runner.run_block(index) {
+                                if fault.kind != EmuFaultKind::Cancelled {
+                                    record(&first_fault, fault);
+                                }
+                                abort.store(true, Ordering::Relaxed);
+                                break;
+                            }
+                        }
+                    }
+                    runner.stats
+                })
+            })
+            .collect();
+        handles.into_iter().map(|h| h.join().expect("emulator thread panicked")).collect()
+    });
+
+    if let Some(fault) = first_fault.into_inner().unwrap_or_else(|e| e.into_inner()) {
+        return Err(fault);
+    }
+    if cancel.is_cancelled() {
+        return Err(EmuFault { kind: EmuFaultKind::Cancelled, pc: None, block: [0; 3], thread: None, block_index: 0 });
+    }
+    let mut total = LaunchStats::new(prog.insts.len());
+    for r in results {
+        total.merge(r);
+    }
+    Ok(total)
+}
+
+fn record(slot: &Mutex<Option<EmuFault>>, fault: EmuFault) {
+    let mut guard = slot.lock().unwrap_or_else(|e| e.into_inner());
+    match guard.as_ref() {
+        Some(existing) if existing.block_index <= fault.block_index && existing.kind != EmuFaultKind::Cancelled => {}
+        _ => *guard = Some(fault),
+    }
+}

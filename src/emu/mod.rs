@@ -1,0 +1,92 @@
+//! The emulator backend: a CPU executor of the PTX that NVRTC emits, with warps of 32 lanes
+//! in lockstep, exact global-memory sector counts (as `smsp__sass_sectors_mem_global`
+//! counts them) and the learner-facing checks (out-of-bounds, uninitialised shared reads,
+//! shared-memory races, divergent barriers, runaway loops).
+
+mod alu;
+mod backend;
+mod block;
+mod block_memory;
+mod cfg;
+mod decode;
+mod fault;
+mod ir;
+mod launch;
+mod memory;
+mod shared;
+mod stats;
+mod warp;
+
+pub use backend::{EmulatorBackend, EmulatorOptions};
+pub use block::LaunchConfig;
+pub use decode::decode_entry;
+pub use fault::{EmuFault, EmuFaultKind};
+pub use ir::Program;
+pub use launch::{host_threads, launch};
+pub use memory::GlobalMemory;
+pub use stats::{LaunchStats, PcStats, TracedRead};
+
+use crate::backend::CancelFlag;
+use crate::lesson::{Lesson, ParamKind};
+use crate::ptx::{PtxError, parse_module};
+
+/// Parses and decodes the lesson's entry from PTX text.
+pub fn load_program(ptx: &str, entry: &str) -> Result<Program, PtxError> {
+    let module = parse_module(ptx)?;
+    decode_entry(&module, entry)
+}
+
+/// Knobs of one emulated launch.
+#[derive(Debug, Clone)]
+pub struct RunOptions {
+    pub check_hazards: bool,
+    pub watch: Option<([u32; 3], [u32; 3])>,
+    pub step_budget: u64,
+    pub lanes_per_warp: u32,
+    pub host_threads: usize,
+}
+
+impl Default for RunOptions {
+    fn default() -> RunOptions {
+        RunOptions { check_hazards: true, watch: None, step_budget: 1 << 25, lanes_per_warp: 32, host_threads: host_threads() }
+    }
+}
+
+/// Launches the lesson's kernel once at size `n`: `input` is copied to a device buffer,
+/// `output` is the (poisoned) output buffer and receives what the kernel wrote.
+pub fn run_lesson_kernel(
+    prog: &Program,
+    lesson: &Lesson,
+    n: u32,
+    input: &[f32],
+    output: &mut [f32],
+    options: &RunOptions,
+    cancel: &CancelFlag,
+) -> Result<LaunchStats, EmuFault> {
+    let mut mem = GlobalMemory::default();
+    let in_address = mem.alloc_f32("in", input);
+    let out_address = mem.alloc_f32("out", output);
+    let mut params = vec![0u8; prog.param_bytes as usize];
+    for (param, &(offset, bytes)) in lesson.params.iter().zip(&prog.params) {
+        let value: u64 = match param.kind {
+            ParamKind::ConstFloatPtr => in_address,
+            ParamKind::FloatPtr => out_address,
+            ParamKind::Int => n as u64,
+        };
+        let o = offset as usize;
+        params[o..o + bytes as usize].copy_from_slice(&value.to_le_bytes()[..bytes as usize]);
+    }
+    let cfg = LaunchConfig {
+        grid: lesson.grid_for(n),
+        block: lesson.block,
+        params,
+        dynamic_shared: lesson.dynamic_shared_bytes,
+        check_hazards: options.check_hazards,
+        watch: options.watch,
+        step_budget: options.step_budget,
+        lanes_per_warp: options.lanes_per_warp,
+    };
+    let stats = launch(prog, &cfg, &mem, cancel, options.host_threads)?;
+    mem.copy_out(1, output);
+    Ok(stats)
+}

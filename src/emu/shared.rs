@@ -1,0 +1,194 @@
+//! One block's shared memory, with the bookkeeping for the learner-facing checks: which words
+//! were ever written (uninitialised reads), and who last wrote and read each word since the
+//! last barrier (races). Also counts requests and bank conflicts.
+
+use crate::backend::FindingKind;
+
+/// Reader slot value meaning "more than one thread read this word in this epoch".
+const MANY: u32 = u32::MAX;
+
+/// A hazard seen on one access, reported by the block runner with thread coordinates.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Hazard {
+    pub kind: FindingKind,
+    pub byte: u64,
+    /// The other thread and instruction involved (for races).
+    pub other_thread: Option<u32>,
+    pub other_pc: Option<u32>,
+}
+
+pub struct SharedMemory {
+    pub bytes: Vec<u8>,
+    /// Per 4-byte word: epoch of the last write (0 = never written), its thread and pc.
+    write_epoch: Vec<u32>,
+    write_thread: Vec<u32>,
+    write_pc: Vec<u32>,
+    /// Per word: epoch of the last read, its thread (or MANY) and pc.
+    read_epoch: Vec<u32>,
+    read_thread: Vec<u32>,
+    read_pc: Vec<u32>,
+    /// Barrier epoch: starts at 1 and grows by one at every barrier.
+    pub epoch: u32,
+    pub check_hazards: bool,
+}
+
+impl SharedMemory {
+    pub fn new(bytes: usize, check_hazards: bool) -> SharedMemory {
+        let words = bytes.div_ceil(4);
+        SharedMemory {
+            bytes: vec![0; words * 4],
+            write_epoch: vec![0; words],
+            write_thread: vec![0; words],
+            write_pc: vec![0; words],
+            read_epoch: vec![0; words],
+            read_thread: vec![0; words],
+            read_pc: vec![0; words],
+            epoch: 1,
+            check_hazards,
+        }
+    }
+
+    /// Fresh state for the next block: contents are left as they are (shared memory is not
+    /// cleared between blocks on a GPU either) but nothing counts as written.
+    pub fn reset(&mut self) {
+        self.write_epoch.fill(0);
+        self.read_epoch.fill(0);
+        self.epoch = 1;
+    }
+
+    pub fn size(&self) -> u64 {
+        self.bytes.len() as u64
+    }
+
+    #[inline]
+    pub fn load(&self, offset: u64, bytes: u32) -> u64 {
+        let o = offset as usize;
+        let mut v = [0u8; 8];
+        v[..bytes as usize].copy_from_slice(&self.bytes[o..o + bytes as usize]);
+        u64::from_le_bytes(v)
+    }
+
+    #[inline]
+    pub fn store(&mut self, offset: u64, bytes: u32, value: u64) {
+        let o = offset as usize;
+        self.bytes[o..o + bytes as usize].copy_from_slice(&value.to_le_bytes()[..bytes as usize]);
+    }
+
+    /// Records a read by `thread` at `pc`; returns a hazard if the read is suspect.
+    #[inline]
+    pub fn note_read(&mut self, offset: u64, bytes: u32, thread: u32, pc: u32) -> Option<Hazard> {
+        if !self.check_hazards {
+            return None;
+        }
+        let mut hazard = None;
+        for word in (offset / 4) as usize..(offset + bytes as u64).div_ceil(4) as usize {
+            if self.write_epoch[word] == 0 {
+                hazard.get_or_insert(Hazard { kind: FindingKind::UninitialisedSharedRead, byte: word as u64 * 4, other_thread: None, other_pc: None });
+            } else if self.write_epoch[word] == self.epoch && self.write_thread[word] != thread {
+                hazard.get_or_insert(Hazard {
+                    kind: FindingKind::SharedRace,
+                    byte: word as u64 * 4,
+                    other_thread: Some(self.write_thread[word]),
+                    other_pc: Some(self.write_pc[word]),
+                });
+            }
+            if self.read_epoch[word] == self.epoch {
+                if self.read_thread[word] != thread {
+                    self.read_thread[word] = MANY;
+                }
+            } else {
+                self.read_epoch[word] = self.epoch;
+                self.read_thread[word] = thread;
+            }
+            self.read_pc[word] = pc;
+        }
+        hazard
+    }
+
+    /// Records a write by `thread` at `pc`; returns a hazard if another thread touched the
+    /// word since the last barrier.
+    #[inline]
+    pub fn note_write(&mut self, offset: u64, bytes: u32, thread: u32, pc: u32) -> Option<Hazard> {
+        let mut hazard = None;
+        for word in (offset / 4) as usize..(offset + bytes as u64).div_ceil(4) as usize {
+            if self.check_hazards {
+                let same_epoch_write = self.write_epoch[word] == self.epoch && self.write_thread[word] != thread;
+                let same_epoch_read = self.read_epoch[word] == self.epoch && self.read_thread[word] != thread;
+                if same_epoch_write || same_epoch_read {
+                    let (other_thread, other_pc) = if same_epoch_write {
+                        (self.write_thread[word], self.write_pc[word])
+                    } else {
+                        (self.read_thread[word], self.read_pc[word])
+                    };
+                    hazard.get_or_insert(Hazard {
+                        kind: FindingKind::SharedRace,
+                        byte: word as u64 * 4,
+                        other_thread: (other_thread != MANY).then_some(other_thread),
+                        other_pc: Some(other_pc),
+                    });
+                }
+            }
+            self.write_epoch[word] = self.epoch;
+            self.write_thread[word] = thread;
+            self.write_pc[word] = pc;
+        }
+        hazard
+    }
+}
+
+/// Extra shared-memory wavefronts of one warp access: the most distinct 4-byte words any
+/// of the 32 banks must serve, minus one. Lanes reading the same word are a broadcast.
+pub fn bank_conflicts(offsets: &[(u64, u32)]) -> u64 {
+    let mut per_bank: [[u64; 8]; 32] = [[u64::MAX; 8]; 32];
+    let mut counts = [0usize; 32];
+    let mut worst = 0usize;
+    for &(offset, bytes) in offsets {
+        for word in offset / 4..(offset + bytes as u64).div_ceil(4) {
+            let bank = (word % 32) as usize;
+            let seen = &mut per_bank[bank];
+            if seen[..counts[bank].min(8)].contains(&word) {
+                continue;
+            }
+            if counts[bank] < 8 {
+                seen[counts[bank]] = word;
+            }
+            counts[bank] += 1;
+            worst = worst.max(counts[bank]);
+        }
+    }
+    // Accesses wider than 4 bytes are served in several phases; each phase serves 128 bytes.
+    let total_bytes: u64 = offsets.iter().map(|&(_, b)| b as u64).sum();
+    let phases = total_bytes.div_ceil(128).max(1) as usize;
+    worst.saturating_sub(phases) as u64
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn conflicts_count_distinct_words_per_bank() {
+        let row: Vec<(u64, u32)> = (0..32).map(|l| (l * 4, 4)).collect();
+        assert_eq!(bank_conflicts(&row), 0);
+        let broadcast: Vec<(u64, u32)> = (0..32).map(|_| (64, 4)).collect();
+        assert_eq!(bank_conflicts(&broadcast), 0);
+        let column: Vec<(u64, u32)> = (0..32).map(|l| (l * 128, 4)).collect(); // stride 32 words
+        assert_eq!(bank_conflicts(&column), 31);
+        let stride2: Vec<(u64, u32)> = (0..32).map(|l| (l * 8, 4)).collect();
+        assert_eq!(bank_conflicts(&stride2), 1);
+    }
+
+    #[test]
+    fn races_and_uninitialised_reads() {
+        let mut s = SharedMemory::new(64, true);
+        assert_eq!(s.note_read(0, 4, 1, 10).unwrap().kind, FindingKind::UninitialisedSharedRead);
+        assert!(s.note_write(8, 4, 1, 11).is_none());
+        assert!(s.note_read(8, 4, 1, 12).is_none()); // same thread
+        let race = s.note_read(8, 4, 2, 13).unwrap(); // another thread, no barrier
+        assert_eq!((race.kind, race.other_thread, race.other_pc), (FindingKind::SharedRace, Some(1), Some(11)));
+        s.epoch += 1; // barrier
+        assert!(s.note_read(8, 4, 3, 14).is_none());
+        let war = s.note_write(8, 4, 4, 15).unwrap(); // write after thread 3's read
+        assert_eq!(war.other_thread, Some(3));
+    }
+}

@@ -1,0 +1,99 @@
+//! Counters one launch collects, per instruction and in total, merged across host threads.
+
+use crate::backend::FindingKind;
+
+/// Per PTX instruction (global loads and stores get sector figures).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct PcStats {
+    /// Warp-level executions with at least one active lane.
+    pub warp_insts: u64,
+    pub active_lanes: u64,
+    /// Executions that touched global memory, and their lanes that did.
+    pub global_warp_insts: u64,
+    pub global_lanes: u64,
+    /// Distinct 32-byte sectors touched, summed over executions.
+    pub sectors: u64,
+    /// ceil(active lanes x access bytes / 32), summed.
+    pub ideal_sectors: u64,
+}
+
+/// A hazard or fault location before it is turned into words.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RawFinding {
+    pub kind: FindingKind,
+    pub pc: u32,
+    pub block: [u32; 3],
+    pub thread: [u32; 3],
+    pub byte: u64,
+    pub other_thread: Option<[u32; 3]>,
+    pub other_pc: Option<u32>,
+    /// Linear index of the block, to keep the earliest when merging.
+    pub block_index: u64,
+    pub count: u64,
+}
+
+/// One read made by the watched thread (for the read-source diagram).
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct TracedRead {
+    pub pc: u32,
+    pub line: u32,
+    /// `global` or `shared`.
+    pub space: String,
+    /// Global buffer name, for global reads.
+    pub buffer: Option<String>,
+    /// Byte offset into the buffer or into shared memory.
+    pub offset: u64,
+    pub bytes: u32,
+}
+
+#[derive(Debug, Clone, Default)]
+pub struct LaunchStats {
+    pub per_pc: Vec<PcStats>,
+    pub shared_requests: u64,
+    pub bank_conflicts: u64,
+    /// All warp-level instructions executed (any kind), and their active lanes.
+    pub warp_insts: u64,
+    pub lane_insts: u64,
+    pub findings: Vec<RawFinding>,
+    pub trace: Vec<TracedRead>,
+    pub blocks: u64,
+}
+
+impl LaunchStats {
+    pub fn new(instructions: usize) -> LaunchStats {
+        LaunchStats { per_pc: vec![PcStats::default(); instructions], ..LaunchStats::default() }
+    }
+
+    /// Adds a finding; one entry per (kind, instruction), keeping the earliest block's place.
+    pub fn note_finding(&mut self, finding: RawFinding) {
+        if let Some(existing) = self.findings.iter_mut().find(|f| f.kind == finding.kind && f.pc == finding.pc) {
+            let count = existing.count + finding.count;
+            if finding.block_index < existing.block_index {
+                *existing = finding;
+            }
+            existing.count = count;
+        } else {
+            self.findings.push(finding);
+        }
+    }
+
+    pub fn merge(&mut self, other: LaunchStats) {
+        for (a, b) in self.per_pc.iter_mut().zip(&other.per_pc) {
+            a.warp_insts += b.warp_insts;
+            a.active_lanes += b.active_lanes;
+            a.global_warp_insts += b.global_warp_insts;
+            a.global_lanes += b.global_lanes;
+            a.sectors += b.sectors;
+            a.ideal_sectors += b.ideal_sectors;
+        }
+        self.shared_requests += other.shared_requests;
+        self.bank_conflicts += other.bank_conflicts;
+        self.warp_insts += other.warp_insts;
+        self.lane_insts += other.lane_insts;
+        self.blocks += other.blocks;
+        for f in other.findings {
+            self.note_finding(f);
+        }
+        self.trace.extend(other.trace);
+    }
+}

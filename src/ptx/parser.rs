@@ -1,0 +1,606 @@
+//! PTX tokens -> [`Module`]. Covers what NVRTC 12/13 emits for kernels like the lessons':
+//! module directives, `.entry`/`.func`, `.reg`/`.shared`/`.local`/`.const`/`.global`
+//! declarations, labels, guards, `.loc`/`.file`. Anything else is an error with its line,
+//! never a panic.
+
+use super::ast::*;
+use super::lexer::{Tok, Token, tokenize};
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PtxError {
+    pub line: u32,
+    pub message: String,
+}
+
+impl std::fmt::Display for PtxError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "PTX line {}: {}", self.line, self.message)
+    }
+}
+
+impl std::error::Error for PtxError {}
+
+pub fn parse_module(text: &str) -> Result<Module, PtxError> {
+    let tokens = tokenize(text).map_err(|e| PtxError { line: e.line, message: e.message })?;
+    let mut parser = Parser { tokens, pos: 0, loc: (0, 0, 0) };
+    parser.module()
+}
+
+/// Size in bytes of a PTX scalar type name (`f32` -> 4).
+pub fn type_bytes(ty: &str) -> Option<u32> {
+    Some(match ty {
+        "b8" | "u8" | "s8" | "pred" => 1,
+        "b16" | "u16" | "s16" | "f16" | "bf16" => 2,
+        "b32" | "u32" | "s32" | "f32" | "f16x2" | "bf16x2" => 4,
+        "b64" | "u64" | "s64" | "f64" => 8,
+        "b128" => 16,
+        _ => return None,
+    })
+}
+
+struct Parser {
+    tokens: Vec<Token>,
+    pos: usize,
+    loc: (u32, u32, u32),
+}
+
+impl Parser {
+    fn line(&self) -> u32 {
+        self.tokens.get(self.pos).or(self.tokens.last()).map_or(0, |t| t.line)
+    }
+
+    fn error<T>(&self, message: impl Into<String>) -> Result<T, PtxError> {
+        Err(PtxError { line: self.line(), message: message.into() })
+    }
+
+    fn peek(&self) -> Option<&Tok> {
+        self.tokens.get(self.pos).map(|t| &t.tok)
+    }
+
+    fn peek_at(&self, ahead: usize) -> Option<&Tok> {
+        self.tokens.get(self.pos + ahead).map(|t| &t.tok)
+    }
+
+    fn next(&mut self) -> Option<Tok> {
+        let t = self.tokens.get(self.pos).map(|t| t.tok.clone());
+        self.pos += 1;
+        t
+    }
+
+    fn is_punct(&self, c: char) -> bool {
+        self.peek() == Some(&Tok::Punct(c))
+    }
+
+    fn eat_punct(&mut self, c: char) -> bool {
+        if self.is_punct(c) {
+            self.pos += 1;
+            true
+        } else {
+            false
+        }
+    }
+
+    fn expect_punct(&mut self, c: char) -> Result<(), PtxError> {
+        if self.eat_punct(c) { Ok(()) } else { self.error(format!("expected `{c}`, found {}", self.describe())) }
+    }
+
+    fn describe(&self) -> String {
+        match self.peek() {
+            None => "end of file".into(),
+            Some(Tok::Word(w)) => format!("`{w}`"),
+            Some(Tok::Punct(c)) => format!("`{c}`"),
+            Some(other) => format!("{other:?}"),
+        }
+    }
+
+    fn word(&mut self) -> Result<String, PtxError> {
+        match self.next() {
+            Some(Tok::Word(w)) => Ok(w),
+            _ => {
+                self.pos -= 1;
+                self.error(format!("expected a name, found {}", self.describe()))
+            }
+        }
+    }
+
+    fn int(&mut self) -> Result<i64, PtxError> {
+        let negative = self.eat_punct('-');
+        match self.next() {
+            Some(Tok::Int(v)) => Ok(if negative { -v } else { v }),
+            _ => {
+                self.pos -= 1;
+                self.error(format!("expected an integer, found {}", self.describe()))
+            }
+        }
+    }
+
+    fn is_word(&self, w: &str) -> bool {
+        matches!(self.peek(), Some(Tok::Word(x)) if x == w)
+    }
+
+    fn module(&mut self) -> Result<Module, PtxError> {
+        let mut module = Module::default();
+        while let Some(tok) = self.peek().cloned() {
+            let Tok::Word(word) = tok else {
+                return self.error(format!("unexpected {} at module level", self.describe()));
+            };
+            match word.as_str() {
+                ".version" => {
+                    self.pos += 1;
+                    module.version = match self.next() {
+                        Some(Tok::Float(v)) => format!("{v}"),
+                        Some(Tok::Int(v)) => v.to_string(),
+                        _ => return self.error("bad .version"),
+                    };
+                }
+                ".target" => {
+                    self.pos += 1;
+                    let mut targets = vec![self.word()?];
+                    while self.eat_punct(',') {
+                        targets.push(self.word()?);
+                    }
+                    module.target = targets.join(",");
+                }
+                ".address_size" => {
+                    self.pos += 1;
+                    module.address_size = self.int()? as u32;
+                }
+                ".file" => {
+                    self.pos += 1;
+                    let index = self.int()? as u32;
+                    let Some(Tok::Str(path)) = self.next() else { return self.error("bad .file") };
+                    while self.eat_punct(',') {
+                        self.int()?;
+                    }
+                    module.files.push((index, path));
+                }
+                ".section" => self.skip_section()?,
+                ".visible" | ".weak" | ".extern" | ".entry" | ".func" | ".global" | ".const" | ".shared" => {
+                    let start = self.pos;
+                    let mut is_extern = false;
+                    while self.is_word(".visible") || self.is_word(".weak") || self.is_word(".extern") {
+                        is_extern |= self.is_word(".extern");
+                        self.pos += 1;
+                    }
+                    if self.is_word(".entry") || self.is_word(".func") {
+                        let function = self.function()?;
+                        if !(is_extern && function.body.is_empty()) {
+                            module.functions.push(function);
+                        }
+                    } else if self.is_word(".global") || self.is_word(".const") || self.is_word(".shared") {
+                        let mut var = self.variable()?;
+                        var.is_extern |= is_extern;
+                        module.vars.push(var);
+                    } else {
+                        self.pos = start;
+                        return self.error(format!("unsupported module directive {}", self.describe()));
+                    }
+                }
+                _ => return self.error(format!("unsupported module directive `{word}`")),
+            }
+        }
+        Ok(module)
+    }
+
+    fn skip_section(&mut self) -> Result<(), PtxError> {
+        while !self.is_punct('{') {
+            if self.next().is_none() {
+                return self.error("unterminated .section");
+            }
+        }
+        let mut depth = 0;
+        loop {
+            match self.next() {
+                Some(Tok::Punct('{')) => depth += 1,
+                Some(Tok::Punct('}')) => {
+                    depth -= 1;
+                    if depth == 0 {
+                        return Ok(());
+                    }
+                }
+                None => return self.error("unterminated .section"),
+                _ => {}
+            }
+        }
+    }
+
+    fn function(&mut self) -> Result<Function, PtxError> {
+        let ptx_line = self.line();
+        let is_entry = self.word()? == ".entry";
+        // `.func (.param .b32 ret) name (...)`: skip the return parameter list.
+        if !is_entry && self.is_punct('(') {
+            self.param_list()?;
+        }
+        let name = self.word()?;
+        let params = if self.is_punct('(') { self.param_list()? } else { Vec::new() };
+        let mut function = Function {
+            name,
+            is_entry,
+            params,
+            regs: Vec::new(),
+            vars: Vec::new(),
+            body: Vec::new(),
+            reqntid: None,
+            maxntid: None,
+            ptx_line,
+        };
+        // Performance directives before the body.
+        loop {
+            match self.peek() {
+                Some(Tok::Word(w)) if w == ".reqntid" || w == ".maxntid" => {
+                    let which = w.clone();
+                    self.pos += 1;
+                    let mut dims = [1u32; 3];
+                    dims[0] = self.int()? as u32;
+                    for d in dims.iter_mut().skip(1) {
+                        if self.eat_punct(',') {
+                            *d = self.int()? as u32;
+                        }
+                    }
+                    if which == ".reqntid" { function.reqntid = Some(dims) } else { function.maxntid = Some(dims) }
+                }
+                Some(Tok::Word(w)) if w.starts_with('.') && w != ".reg" => {
+                    // .minnctapersm N, .maxnreg N, .noreturn, .pragma ... : no effect on semantics.
+                    self.pos += 1;
+                    while matches!(self.peek(), Some(Tok::Int(_)) | Some(Tok::Punct(',')) | Some(Tok::Str(_))) {
+                        self.pos += 1;
+                    }
+                    self.eat_punct(';');
+                }
+                _ => break,
+            }
+        }
+        if self.eat_punct(';') {
+            return Ok(function); // a declaration without a body
+        }
+        self.expect_punct('{')?;
+        self.body(&mut function)?;
+        Ok(function)
+    }
+
+    fn param_list(&mut self) -> Result<Vec<Param>, PtxError> {
+        self.expect_punct('(')?;
+        let mut params = Vec::new();
+        while !self.eat_punct(')') {
+            let mut align = 0;
+            let mut ty = String::new();
+            if self.word()? != ".param" {
+                return self.error("expected .param");
+            }
+            loop {
+                match self.peek().cloned() {
+                    Some(Tok::Word(w)) if w == ".align" => {
+                        self.pos += 1;
+                        align = self.int()? as u32;
+                    }
+                    Some(Tok::Word(w)) if w.starts_with('.') => {
+                        self.pos += 1;
+                        let bare = &w[1..];
+                        if type_bytes(bare).is_some() {
+                            ty = bare.to_string();
+                        }
+                    }
+                    _ => break,
+                }
+            }
+            let name = self.word()?;
+            let elem = type_bytes(&ty).ok_or(PtxError { line: self.line(), message: format!("parameter `{name}` has no type") })?;
+            let mut bytes = elem;
+            while self.eat_punct('[') {
+                bytes *= self.int()? as u32;
+                self.expect_punct(']')?;
+            }
+            params.push(Param { name, ty, align: align.max(elem), bytes });
+            if !self.eat_punct(',') {
+                self.expect_punct(')')?;
+                break;
+            }
+        }
+        Ok(params)
+    }
+
+    fn variable(&mut self) -> Result<Variable, PtxError> {
+        let ptx_line = self.line();
+        let space = match self.word()?.as_str() {
+            ".global" => Space::Global,
+            ".const" => Space::Const,
+            ".shared" => Space::Shared,
+            ".local" => Space::Local,
+            other => return self.error(format!("unsupported state space `{other}`")),
+        };
+        let mut align = 0;
+        let mut elem = String::new();
+        loop {
+            match self.peek().cloned() {
+                Some(Tok::Word(w)) if w == ".align" => {
+                    self.pos += 1;
+                    align = self.int()? as u32;
+                }
+                Some(Tok::Word(w)) if w.starts_with('.') => {
+                    self.pos += 1;
+                    if type_bytes(&w[1..]).is_some() {
+                        elem = w[1..].to_string();
+                    } else if w != ".v2" && w != ".v4" {
+                        return self.error(format!("unsupported variable attribute `{w}`"));
+                    }
+                }
+                _ => break,
+            }
+        }
+        let name = self.word()?;
+        let elem_bytes = type_bytes(&elem).ok_or(PtxError { line: ptx_line, message: format!("variable `{name}` has no type") })? as u64;
+        let mut bytes = elem_bytes;
+        let mut is_extern = false;
+        while self.eat_punct('[') {
+            if self.eat_punct(']') {
+                is_extern = true;
+                bytes = 0;
+                continue;
+            }
+            bytes *= self.int()? as u64;
+            self.expect_punct(']')?;
+        }
+        let mut init = None;
+        if self.eat_punct('=') {
+            let mut data = Vec::new();
+            let braced = self.eat_punct('{');
+            loop {
+                let value = match self.next() {
+                    Some(Tok::Int(v)) => v as u64,
+                    Some(Tok::F32(b)) => b as u64,
+                    Some(Tok::F64(b)) => b,
+                    Some(Tok::Punct('-')) => match self.next() {
+                        Some(Tok::Int(v)) => (-v) as u64,
+                        _ => return self.error("bad initializer"),
+                    },
+                    _ => return self.error("unsupported initializer"),
+                };
+                data.extend_from_slice(&value.to_le_bytes()[..elem_bytes as usize]);
+                if !braced || !self.eat_punct(',') {
+                    break;
+                }
+            }
+            if braced {
+                self.expect_punct('}')?;
+            }
+            data.resize(bytes as usize, 0);
+            init = Some(data);
+        }
+        self.expect_punct(';')?;
+        Ok(Variable { space, name, align: align.max(elem_bytes as u32), elem, bytes, is_extern, init, ptx_line })
+    }
+
+    fn body(&mut self, function: &mut Function) -> Result<(), PtxError> {
+        let mut depth = 1;
+        loop {
+            let line = self.line();
+            let Some(tok) = self.peek().cloned() else {
+                return self.error(format!("function `{}` is not closed", function.name));
+            };
+            match tok {
+                Tok::Punct('{') => {
+                    self.pos += 1;
+                    depth += 1;
+                }
+                Tok::Punct('}') => {
+                    self.pos += 1;
+                    depth -= 1;
+                    if depth == 0 {
+                        return Ok(());
+                    }
+                }
+                Tok::Punct('@') => {
+                    let instruction = self.instruction()?;
+                    function.body.push(Statement::Instruction(instruction));
+                }
+                Tok::Word(w) if w == ".reg" => {
+                    self.pos += 1;
+                    function.regs.push(self.reg_decl()?);
+                }
+                Tok::Word(w) if w == ".shared" || w == ".local" || w == ".const" || w == ".global" => {
+                    let var = self.variable()?;
+                    function.vars.push(var);
+                }
+                Tok::Word(w) if w == ".loc" => {
+                    self.pos += 1;
+                    let file = self.int()? as u32;
+                    let src_line = self.int()? as u32;
+                    let column = self.int()? as u32;
+                    // `, function_name ..., inlined_at f l c` ride on the same line.
+                    while self.tokens.get(self.pos).is_some_and(|t| t.line == line) {
+                        self.pos += 1;
+                    }
+                    self.loc = (file, src_line, column);
+                }
+                Tok::Word(w) if w == ".pragma" => {
+                    while !self.eat_punct(';') {
+                        if self.next().is_none() {
+                            return self.error("unterminated .pragma");
+                        }
+                    }
+                }
+                Tok::Word(w) if w.starts_with('.') => {
+                    return self.error(format!("unsupported directive `{w}` in a function body"));
+                }
+                Tok::Word(w) if self.peek_at(1) == Some(&Tok::Punct(':')) => {
+                    self.pos += 2;
+                    function.body.push(Statement::Label(w));
+                }
+                Tok::Word(_) => {
+                    let instruction = self.instruction()?;
+                    function.body.push(Statement::Instruction(instruction));
+                }
+                _ => return self.error(format!("unexpected {} in a function body", self.describe())),
+            }
+        }
+    }
+
+    fn reg_decl(&mut self) -> Result<RegDecl, PtxError> {
+        let ty_word = self.word()?;
+        let ty = ty_word.trim_start_matches('.').to_string();
+        let (ty, vector) = match ty.as_str() {
+            "v2" | "v4" => (self.word()?.trim_start_matches('.').to_string(), true),
+            _ => (ty, false),
+        };
+        if vector {
+            return self.error("vector registers are not supported");
+        }
+        let mut names = Vec::new();
+        loop {
+            let base = self.word()?;
+            if self.eat_punct('<') {
+                let count = self.int()?;
+                self.expect_punct('>')?;
+                names.extend((0..count).map(|i| format!("{base}{i}")));
+            } else {
+                names.push(base);
+            }
+            if !self.eat_punct(',') {
+                break;
+            }
+        }
+        self.expect_punct(';')?;
+        Ok(RegDecl { ty, names })
+    }
+
+    fn instruction(&mut self) -> Result<Instruction, PtxError> {
+        let ptx_line = self.line();
+        let guard = if self.eat_punct('@') {
+            let negated = self.eat_punct('!');
+            Some((self.word()?, negated))
+        } else {
+            None
+        };
+        let opcode_word = self.word()?;
+        let opcode: Vec<String> = opcode_word.split('.').filter(|s| !s.is_empty()).map(str::to_string).collect();
+        let mut operands = Vec::new();
+        if !self.eat_punct(';') {
+            loop {
+                operands.push(self.operand()?);
+                if self.eat_punct(';') {
+                    break;
+                }
+                self.expect_punct(',')?;
+            }
+        }
+        Ok(Instruction { guard, opcode, operands, ptx_line, loc: self.loc })
+    }
+
+    fn operand(&mut self) -> Result<Operand, PtxError> {
+        match self.next() {
+            Some(Tok::Punct('[')) => {
+                let mut base = None;
+                let mut offset = 0i64;
+                if let Some(Tok::Word(w)) = self.peek().cloned() {
+                    self.pos += 1;
+                    base = Some(w);
+                }
+                loop {
+                    if self.eat_punct('+') {
+                        offset += self.int()?;
+                    } else if self.is_punct('-') {
+                        offset += self.int()?;
+                    } else if base.is_none() && matches!(self.peek(), Some(Tok::Int(_))) {
+                        offset += self.int()?;
+                    } else {
+                        break;
+                    }
+                }
+                self.expect_punct(']')?;
+                Ok(Operand::Address { base, offset })
+            }
+            Some(Tok::Punct('{')) => {
+                let mut names = Vec::new();
+                loop {
+                    let w = self.word()?;
+                    names.push(if w == "_" { None } else { Some(w) });
+                    if self.eat_punct('}') {
+                        break;
+                    }
+                    self.expect_punct(',')?;
+                }
+                Ok(Operand::Vector(names))
+            }
+            Some(Tok::Punct('!')) => Ok(Operand::NotPred(self.word()?)),
+            Some(Tok::Punct('-')) => {
+                self.pos -= 1;
+                match self.peek_at(1) {
+                    Some(Tok::Int(_)) => Ok(Operand::Int(self.int()?)),
+                    _ => self.error("unsupported negative operand"),
+                }
+            }
+            Some(Tok::Word(w)) => {
+                if self.eat_punct('|') {
+                    let second = self.word()?;
+                    return Ok(Operand::PredPair(w, second));
+                }
+                Ok(Operand::Name(w))
+            }
+            Some(Tok::Int(v)) => Ok(Operand::Int(v)),
+            Some(Tok::F32(b)) => Ok(Operand::F32(b)),
+            Some(Tok::F64(b)) => Ok(Operand::F64(b)),
+            Some(Tok::Float(v)) => Ok(Operand::F64(v.to_bits())),
+            _ => {
+                self.pos -= 1;
+                self.error(format!("unexpected operand {}", self.describe()))
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const SMALL: &str = r#"
+.version 9.0
+.target sm_90
+.address_size 64
+.visible .entry k(
+	.param .u64 k_param_0,
+	.param .u32 k_param_1
+)
+.reqntid 32, 8, 1
+{
+	.reg .pred 	%p<3>;
+	.reg .b32 	%r<5>;
+	.reg .b64 	%rd<4>;
+	.shared .align 4 .b8 tile[2448];
+	.loc	1 7 0
+	ld.param.u64 	%rd1, [k_param_0];
+	.loc	1 9 5
+	@!%p1 bra 	$L__BB0_2;
+	st.shared.v2.f32 	[%r1+-8], {%f1, %f2};
+$L__BB0_2:
+	ret;
+}
+	.file	1 "/tmp/k.cu"
+"#;
+
+    #[test]
+    fn parses_a_small_kernel() {
+        let m = parse_module(SMALL).unwrap();
+        assert_eq!(m.version, "9");
+        assert_eq!(m.files, vec![(1, "/tmp/k.cu".to_string())]);
+        let f = m.entry("k").unwrap();
+        assert_eq!(f.params.len(), 2);
+        assert_eq!(f.params[1].bytes, 4);
+        assert_eq!(f.reqntid, Some([32, 8, 1]));
+        assert_eq!(f.regs[1].names.len(), 5);
+        assert_eq!(f.vars[0].bytes, 2448);
+        let instrs: Vec<&Instruction> =
+            f.body.iter().filter_map(|s| if let Statement::Instruction(i) = s { Some(i) } else { None }).collect();
+        assert_eq!(instrs[0].loc, (1, 7, 0));
+        assert_eq!(instrs[1].guard, Some(("%p1".to_string(), true)));
+        assert_eq!(instrs[2].operands[0], Operand::Address { base: Some("%r1".into()), offset: -8 });
+        assert_eq!(instrs[2].operands[1], Operand::Vector(vec![Some("%f1".into()), Some("%f2".into())]));
+        assert!(f.body.contains(&Statement::Label("$L__BB0_2".into())));
+    }
+
+    #[test]
+    fn errors_name_the_line() {
+        let e = parse_module(".version 9.0\n.target sm_90\n.bogus 1\n").unwrap_err();
+        assert_eq!(e.line, 3);
+        assert!(e.message.contains(".bogus"));
+    }
+}
