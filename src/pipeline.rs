@@ -55,7 +55,13 @@ impl Progress {
 }
 
 /// Opens the chosen backend and runs the lesson on it.
-pub fn run_lesson(lesson: &Lesson, request: &RunRequest, choice: BackendChoice, progress: &mut dyn FnMut(Progress), cancel: &CancelFlag) -> RunReport {
+pub fn run_lesson(
+    lesson: &Lesson,
+    request: &RunRequest,
+    choice: BackendChoice,
+    progress: &mut dyn FnMut(Progress),
+    cancel: &CancelFlag,
+) -> RunReport {
     match open_backend(choice) {
         Ok(mut backend) => run_with_backend(lesson, request, backend.as_mut(), progress, cancel),
         Err(fault) => {
@@ -77,11 +83,17 @@ pub fn run_with_backend(
     cancel: &CancelFlag,
 ) -> RunReport {
     let mut run = Run::new(lesson, request, Some(backend.info()));
-    let Some(kernel) = run.compile(backend.target(), progress) else { return run.report };
+    let Some(kernel) = run.compile(backend.target(), progress) else {
+        return run.report;
+    };
 
     let sizes = &lesson.verify_sizes;
     for (index, &n) in sizes.iter().enumerate() {
-        progress(Progress::Verifying { n, index, of: sizes.len() });
+        progress(Progress::Verifying {
+            n,
+            index,
+            of: sizes.len(),
+        });
         let started = Instant::now();
         let result = backend.verify_size(lesson, &kernel, n, size_seed(run.report.seed, n), cancel);
         run.stage(&format!("verify n={n}"), started);
@@ -97,7 +109,10 @@ pub fn run_with_backend(
         }
     }
 
-    progress(Progress::Profiling { n: lesson.profile_size, launches: lesson.profile_launches });
+    progress(Progress::Profiling {
+        n: lesson.profile_size,
+        launches: lesson.profile_launches,
+    });
     let started = Instant::now();
     let profile = backend.profile(lesson, &kernel, cancel);
     run.stage("profile", started);
@@ -152,11 +167,18 @@ impl<'a> Run<'a> {
             gate: None,
             stages: Vec::new(),
         };
-        Run { lesson, request, report }
+        Run {
+            lesson,
+            request,
+            report,
+        }
     }
 
     fn stage(&mut self, stage: &str, started: Instant) {
-        self.report.stages.push(StageTime { stage: stage.to_string(), millis: started.elapsed().as_secs_f64() * 1e3 });
+        self.report.stages.push(StageTime {
+            stage: stage.to_string(),
+            millis: started.elapsed().as_secs_f64() * 1e3,
+        });
     }
 
     fn set_verdict(&mut self, verdict: Verdict, headline: String) {
@@ -165,7 +187,11 @@ impl<'a> Run<'a> {
         self.report.headline = headline;
     }
 
-    fn compile(&mut self, target: Target, progress: &mut dyn FnMut(Progress)) -> Option<crate::compile::CompiledKernel> {
+    fn compile(
+        &mut self,
+        target: Target,
+        progress: &mut dyn FnMut(Progress),
+    ) -> Option<crate::compile::CompiledKernel> {
         progress(Progress::Compiling);
         let started = Instant::now();
         let result = compile_kernel(
@@ -201,7 +227,11 @@ impl<'a> Run<'a> {
     }
 
     fn finish_with_fault(&mut self, fault: KernelFault) {
-        let verdict = if fault.is_infrastructure() { Verdict::InfraError } else { Verdict::KernelFault };
+        let verdict = if fault.is_infrastructure() {
+            Verdict::InfraError
+        } else {
+            Verdict::KernelFault
+        };
         self.set_verdict(verdict, fault.message());
         self.report.fault = Some(fault);
     }
@@ -232,11 +262,19 @@ impl<'a> Run<'a> {
         }
         match &self.report.gate {
             Some(g) if g.passed => {
-                let headline = format!("all sizes correct; {} sectors < gate {}", thousands(g.value), thousands(g.below));
+                let headline = format!(
+                    "all sizes correct; {} sectors < gate {}",
+                    thousands(g.value),
+                    thousands(g.below)
+                );
                 self.set_verdict(Verdict::Pass, headline);
             }
             Some(g) => {
-                let headline = format!("all sizes correct, but {} sectors is not under the gate of {}", thousands(g.value), thousands(g.below));
+                let headline = format!(
+                    "all sizes correct, but {} sectors is not under the gate of {}",
+                    thousands(g.value),
+                    thousands(g.below)
+                );
                 self.set_verdict(Verdict::GateFail, headline);
             }
             None => self.set_verdict(Verdict::InfraError, "no profile was taken".into()),
@@ -249,7 +287,7 @@ pub fn thousands(value: u64) -> String {
     let digits = value.to_string();
     let mut out = String::new();
     for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i) % 3 == 0 {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
             out.push(',');
         }
         out.push(c);

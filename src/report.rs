@@ -69,10 +69,18 @@ pub struct LineSectors {
 
 impl LineSectors {
     pub fn ratio(&self) -> f64 {
-        if self.ideal_sectors == 0 { 0.0 } else { self.sectors as f64 / self.ideal_sectors as f64 }
+        if self.ideal_sectors == 0 {
+            0.0
+        } else {
+            self.sectors as f64 / self.ideal_sectors as f64
+        }
     }
     pub fn average_active_lanes(&self) -> f64 {
-        if self.warp_instructions == 0 { 0.0 } else { self.active_lanes as f64 / self.warp_instructions as f64 }
+        if self.warp_instructions == 0 {
+            0.0
+        } else {
+            self.active_lanes as f64 / self.warp_instructions as f64
+        }
     }
 }
 

@@ -49,17 +49,34 @@ pub struct Finding {
 #[serde(tag = "kind", rename_all = "kebab-case")]
 pub enum KernelFault {
     /// A global load or store outside every buffer the harness allocated.
-    OutOfBounds { at: ThreadPlace, address: u64, bytes: u32, write: bool, message: String },
+    OutOfBounds {
+        at: ThreadPlace,
+        address: u64,
+        bytes: u32,
+        write: bool,
+        message: String,
+    },
     /// The kernel ran past the step budget or the time limit (an endless loop?).
-    Timeout { message: String },
+    Timeout {
+        message: String,
+    },
     /// A barrier that not every thread of the block can reach, or reached under divergence.
-    Barrier { at: ThreadPlace, message: String },
+    Barrier {
+        at: ThreadPlace,
+        message: String,
+    },
     /// The kernel uses a PTX feature the emulator does not execute.
-    Unsupported { message: String },
+    Unsupported {
+        message: String,
+    },
     /// The GPU reported an error (illegal address, launch failure) or the worker died.
-    Crashed { message: String },
+    Crashed {
+        message: String,
+    },
     /// The backend itself failed (not the kernel's fault).
-    Infrastructure { message: String },
+    Infrastructure {
+        message: String,
+    },
     Cancelled,
 }
 
@@ -88,4 +105,3 @@ impl KernelFault {
         matches!(self, KernelFault::Infrastructure { .. })
     }
 }
-

@@ -70,10 +70,20 @@ pub trait Backend: Send {
     ) -> Result<SizeRun, KernelFault>;
 
     /// Global-memory sectors over the contract's profile run.
-    fn profile(&mut self, lesson: &Lesson, kernel: &CompiledKernel, cancel: &CancelFlag) -> Result<SectorProfile, KernelFault>;
+    fn profile(
+        &mut self,
+        lesson: &Lesson,
+        kernel: &CompiledKernel,
+        cancel: &CancelFlag,
+    ) -> Result<SectorProfile, KernelFault>;
 
     /// Wall-clock timing of the profile size, where the backend can measure it.
-    fn time(&mut self, _lesson: &Lesson, _kernel: &CompiledKernel, _cancel: &CancelFlag) -> Result<Option<Timing>, KernelFault> {
+    fn time(
+        &mut self,
+        _lesson: &Lesson,
+        _kernel: &CompiledKernel,
+        _cancel: &CancelFlag,
+    ) -> Result<Option<Timing>, KernelFault> {
         Ok(None)
     }
 }

@@ -17,6 +17,8 @@ pub enum BackendChoice {
 pub fn open_backend(choice: BackendChoice) -> Result<Box<dyn Backend>, KernelFault> {
     match choice {
         BackendChoice::Emu | BackendChoice::Auto => Ok(Box::new(EmulatorBackend::new(EmulatorOptions::default()))),
-        BackendChoice::Gpu => Err(KernelFault::Infrastructure { message: "backend not available: the GPU backend is not built yet".into() }),
+        BackendChoice::Gpu => Err(KernelFault::Infrastructure {
+            message: "backend not available: the GPU backend is not built yet".into(),
+        }),
     }
 }

@@ -12,7 +12,12 @@ pub fn doctor() -> i32 {
         println!("NVRTC candidate: {} ({})", c.path.display(), c.source);
     }
     match ensure_nvrtc_loaded(None) {
-        Ok(found) => println!("NVRTC: {} from {} (version {})", found.path.display(), found.source, nvrtc_version()),
+        Ok(found) => println!(
+            "NVRTC: {} from {} (version {})",
+            found.path.display(),
+            found.source,
+            nvrtc_version()
+        ),
         Err(help) => println!("NVRTC: missing\n{help}"),
     }
     0

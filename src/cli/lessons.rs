@@ -14,7 +14,12 @@ pub fn list(course_dir: &Path) -> i32 {
     };
     println!("{:<14} {:<60} {:>16}", "id", "title", "gate (sectors <)");
     for lesson in &course.lessons {
-        println!("{:<14} {:<60} {:>16}", lesson.id, lesson.title, thousands(lesson.gate.below));
+        println!(
+            "{:<14} {:<60} {:>16}",
+            lesson.id,
+            lesson.title,
+            thousands(lesson.gate.below)
+        );
     }
     for broken in &course.broken {
         println!("broken lesson: {broken}");

@@ -10,7 +10,11 @@ use clap::{Parser, Subcommand};
 use std::path::PathBuf;
 
 #[derive(Parser, Debug)]
-#[command(name = "haloscope", version, about = "Lessons on how GPU stencil kernels spend global-memory traffic")]
+#[command(
+    name = "haloscope",
+    version,
+    about = "Lessons on how GPU stencil kernels spend global-memory traffic"
+)]
 pub struct Cli {
     /// Course directory holding one folder per lesson (default: ./lessons or the installed course).
     #[arg(long, global = true, value_name = "DIR")]
@@ -73,7 +77,9 @@ pub fn main_with(cli: Cli) -> i32 {
     match cli.command {
         Some(Command::Lessons) => lessons::list(&course_dir),
         Some(Command::Run(args)) => run::run(&course_dir, &args),
-        Some(Command::Lesson { command: LessonCommand::Check { dir, no_run } }) => lessons::check(&dir, no_run),
+        Some(Command::Lesson {
+            command: LessonCommand::Check { dir, no_run },
+        }) => lessons::check(&dir, no_run),
         Some(Command::Doctor) => doctor::doctor(),
         None => {
             eprintln!("no command given; try `haloscope --help`");

@@ -12,7 +12,10 @@ pub fn print_report(lesson: &Lesson, report: &RunReport) {
     }
     println!("seed     {}", report.seed);
     if let Some(compile) = &report.compile {
-        println!("compile  ok in {:.0} ms (NVRTC {}, {})", compile.millis, compile.nvrtc_version, compile.target);
+        println!(
+            "compile  ok in {:.0} ms (NVRTC {}, {})",
+            compile.millis, compile.nvrtc_version, compile.target
+        );
         for w in &compile.warnings {
             println!("         {w}");
         }
@@ -21,17 +24,31 @@ pub fn print_report(lesson: &Lesson, report: &RunReport) {
         println!("compile  {}", failure.headline());
     }
     if !report.sizes.is_empty() {
-        println!("\n  {:>6}  {:>14}  {:>10}  {:>9}  {:>11}", "n", "grid", "elements", "wrong", "unwritten");
+        println!(
+            "\n  {:>6}  {:>14}  {:>10}  {:>9}  {:>11}",
+            "n", "grid", "elements", "wrong", "unwritten"
+        );
         for s in &report.sizes {
             let grid = format!("{}x{}x{}", s.grid[0], s.grid[1], s.grid[2]);
-            println!("  {:>6}  {:>14}  {:>10}  {:>9}  {:>11}  {}", s.n, grid, s.elements, s.wrong, s.unwritten, if s.passed() { "ok" } else { "FAIL" });
+            println!(
+                "  {:>6}  {:>14}  {:>10}  {:>9}  {:>11}  {}",
+                s.n,
+                grid,
+                s.elements,
+                s.wrong,
+                s.unwritten,
+                if s.passed() { "ok" } else { "FAIL" }
+            );
             for m in &s.first_mismatches {
                 println!("          {m}");
             }
         }
     }
     for f in &report.findings {
-        println!("finding  {} at {} (address {:#x}, seen {}x)", f.message, f.at, f.address, f.count);
+        println!(
+            "finding  {} at {} (address {:#x}, seen {}x)",
+            f.message, f.at, f.address, f.count
+        );
     }
     if let Some(profile) = &report.profile {
         println!(
@@ -44,7 +61,10 @@ pub fn print_report(lesson: &Lesson, report: &RunReport) {
             thousands(profile.ideal_sectors)
         );
         println!("         {}", profile.source);
-        println!("  {:>5}  {:>15}  {:>15}  {:>6}  {:>6}", "line", "sectors", "ideal", "ratio", "lanes");
+        println!(
+            "  {:>5}  {:>15}  {:>15}  {:>6}  {:>6}",
+            "line", "sectors", "ideal", "ratio", "lanes"
+        );
         // Line 0: code the compiler merged from several lines (for example one load shared by
         // both sides of a branch); NVRTC gives it no single line.
         for line in profile.per_line.iter().filter(|l| l.global_instructions > 0) {
@@ -59,10 +79,18 @@ pub fn print_report(lesson: &Lesson, report: &RunReport) {
         }
     }
     if let Some(t) = &report.timing {
-        println!("time     median {:.1} us (min {:.1}, max {:.1}) over {} launches, {:.0} GB/s effective", t.median_us, t.min_us, t.max_us, t.launches, t.effective_gbps);
+        println!(
+            "time     median {:.1} us (min {:.1}, max {:.1}) over {} launches, {:.0} GB/s effective",
+            t.median_us, t.min_us, t.max_us, t.launches, t.effective_gbps
+        );
     }
     if let Some(g) = &report.gate {
-        println!("gate     {} < {}: {}", thousands(g.value), thousands(g.below), if g.passed { "yes" } else { "no" });
+        println!(
+            "gate     {} < {}: {}",
+            thousands(g.value),
+            thousands(g.below),
+            if g.passed { "yes" } else { "no" }
+        );
     }
     println!("\n{}  {}", report.verdict.label(), report.headline);
 }

@@ -36,7 +36,10 @@ pub fn run(course_dir: &Path, args: &RunArgs) -> i32 {
     };
     let report = run_lesson(lesson, &request, args.backend, &mut progress, &CancelFlag::default());
     if args.json {
-        println!("{}", serde_json::to_string_pretty(&report).unwrap_or_else(|e| format!("{{\"error\":\"{e}\"}}")));
+        println!(
+            "{}",
+            serde_json::to_string_pretty(&report).unwrap_or_else(|e| format!("{{\"error\":\"{e}\"}}"))
+        );
     } else {
         print_report(lesson, &report);
     }
@@ -46,8 +49,17 @@ pub fn run(course_dir: &Path, args: &RunArgs) -> i32 {
 /// Reads a kernel file into a run request; the error names the file.
 pub fn request_for(path: &Path, seed: Option<u64>, nvrtc: Option<std::path::PathBuf>) -> Result<RunRequest, String> {
     let source = std::fs::read_to_string(path).map_err(|e| format!("cannot read kernel {}: {e}", path.display()))?;
-    let source_name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_else(|| "kernel.cu".into());
-    Ok(RunRequest { source, source_name, kernel_file: path.display().to_string(), seed, nvrtc_path: nvrtc })
+    let source_name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_else(|| "kernel.cu".into());
+    Ok(RunRequest {
+        source,
+        source_name,
+        kernel_file: path.display().to_string(),
+        seed,
+        nvrtc_path: nvrtc,
+    })
 }
 
 /// Runs the starter, solution and every variant of a lesson and checks each ends as the
@@ -57,11 +69,22 @@ pub fn check_lesson_kernels(lesson: &Lesson) -> i32 {
         (lesson.solution.clone(), Expectation::Pass, "solution".to_string()),
         (lesson.starter.clone(), Expectation::GateFail, "starter".to_string()),
     ];
-    cases.extend(lesson.variants.iter().map(|v| (v.path.clone(), v.expect, v.note.clone())));
+    cases.extend(
+        lesson
+            .variants
+            .iter()
+            .map(|v| (v.path.clone(), v.expect, v.note.clone())),
+    );
     let mut failures = 0;
     for (path, expect, what) in cases {
         let report = match request_for(&path, None, None) {
-            Ok(request) => run_lesson(lesson, &request, BackendChoice::Auto, &mut |_| {}, &CancelFlag::default()),
+            Ok(request) => run_lesson(
+                lesson,
+                &request,
+                BackendChoice::Auto,
+                &mut |_| {},
+                &CancelFlag::default(),
+            ),
             Err(message) => {
                 println!("  {what}: {message}");
                 failures += 1;
@@ -72,7 +95,9 @@ pub fn check_lesson_kernels(lesson: &Lesson) -> i32 {
         println!(
             "  {} {:<40} expected {:?}, got {} — {}",
             if ok { "ok  " } else { "FAIL" },
-            path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default(),
+            path.file_name()
+                .map(|n| n.to_string_lossy().into_owned())
+                .unwrap_or_default(),
             expect,
             report.verdict.label(),
             report.headline
@@ -94,7 +119,10 @@ fn verdict_matches(expect: Expectation, verdict: Verdict) -> bool {
         (Expectation::Pass, Verdict::Pass)
             | (Expectation::GateFail, Verdict::GateFail)
             | (Expectation::WrongResults, Verdict::WrongResults)
-            | (Expectation::CompileError, Verdict::CompileError | Verdict::ContractError)
+            | (
+                Expectation::CompileError,
+                Verdict::CompileError | Verdict::ContractError
+            )
             | (Expectation::KernelFault, Verdict::KernelFault)
     )
 }

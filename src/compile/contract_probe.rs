@@ -31,7 +31,13 @@ pub fn probe_source(lesson: &Lesson) -> String {
     }
     let checks: Vec<String> = accepted
         .iter()
-        .map(|types| format!("haloscope_same_<decltype(&{}), void (*)({})>::value", lesson.entry, types.join(", ")))
+        .map(|types| {
+            format!(
+                "haloscope_same_<decltype(&{}), void (*)({})>::value",
+                lesson.entry,
+                types.join(", ")
+            )
+        })
         .collect();
     format!(
         "\n#line 1 \"{PROBE_FILE}\"\n\

@@ -86,7 +86,11 @@ fn parse_header(line: &str) -> Option<Diagnostic> {
         "note" | "remark" => Severity::Note,
         _ => return None,
     };
-    let message = if kind.starts_with("catastrophic") { format!("{kind}: {message}") } else { message.to_string() };
+    let message = if kind.starts_with("catastrophic") {
+        format!("{kind}: {message}")
+    } else {
+        message.to_string()
+    };
     Some(Diagnostic {
         file: line[..open].to_string(),
         line: line_number,
@@ -110,9 +114,15 @@ haloscope-contract(1): error: static assertion failed with \"x\"\n  static_asser
     fn parses_errors_warnings_and_columns() {
         let d = parse_nvrtc_log(LOG);
         assert_eq!(d.len(), 3);
-        assert_eq!((d[0].file.as_str(), d[0].line, d[0].column, d[0].severity), ("kernel.cu", 4, Some(5), Severity::Error));
+        assert_eq!(
+            (d[0].file.as_str(), d[0].line, d[0].column, d[0].severity),
+            ("kernel.cu", 4, Some(5), Severity::Error)
+        );
         assert_eq!(d[0].message, "expected a \";\"");
         assert_eq!((d[1].line, d[1].column, d[1].severity), (3, Some(9), Severity::Warning));
-        assert_eq!((d[2].file.as_str(), d[2].line, d[2].column), ("haloscope-contract", 1, Some(1)));
+        assert_eq!(
+            (d[2].file.as_str(), d[2].line, d[2].column),
+            ("haloscope-contract", 1, Some(1))
+        );
     }
 }

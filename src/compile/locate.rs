@@ -34,7 +34,10 @@ pub fn candidates(configured: Option<&Path>) -> Vec<NvrtcLocation> {
     let mut found = Vec::new();
     fn push_dir(found: &mut Vec<NvrtcLocation>, dir: &Path, source: &str) {
         for file in nvrtc_files_in(dir) {
-            found.push(NvrtcLocation { path: file, source: source.to_string() });
+            found.push(NvrtcLocation {
+                path: file,
+                source: source.to_string(),
+            });
         }
     }
     for (path, source) in configured
@@ -87,7 +90,10 @@ pub fn ensure_nvrtc_loaded(configured: Option<&Path>) -> Result<NvrtcLocation, S
             // Last resort: whatever the system loader finds by name (LD_LIBRARY_PATH, ldconfig).
             // SAFETY: as above.
             if unsafe { cudarc::nvrtc::sys::is_culib_present() } {
-                return Ok(NvrtcLocation { path: PathBuf::from("libnvrtc.so"), source: "system library path".into() });
+                return Ok(NvrtcLocation {
+                    path: PathBuf::from("libnvrtc.so"),
+                    source: "system library path".into(),
+                });
             }
             let mut message = nvrtc_install_help();
             if !tried.is_empty() {
@@ -99,12 +105,19 @@ pub fn ensure_nvrtc_loaded(configured: Option<&Path>) -> Result<NvrtcLocation, S
 }
 
 fn nvrtc_files_in(dir: &Path) -> Vec<PathBuf> {
-    let Ok(entries) = std::fs::read_dir(dir) else { return Vec::new() };
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return Vec::new();
+    };
     let mut files: Vec<PathBuf> = entries
         .filter_map(|e| e.ok().map(|e| e.path()))
         .filter(|p| {
             p.file_name().and_then(|n| n.to_str()).is_some_and(|n| {
-                n.starts_with("libnvrtc.so.") && !n.contains("builtins") && n["libnvrtc.so.".len()..].split('.').next().is_some_and(|v| v.parse::<u32>().is_ok())
+                n.starts_with("libnvrtc.so.")
+                    && !n.contains("builtins")
+                    && n["libnvrtc.so.".len()..]
+                        .split('.')
+                        .next()
+                        .is_some_and(|v| v.parse::<u32>().is_ok())
             })
         })
         .collect();
@@ -118,7 +131,9 @@ fn nvrtc_files_in(dir: &Path) -> Vec<PathBuf> {
 /// pip install root or site-packages directory.
 fn pip_lib_dirs(root: &Path) -> Vec<PathBuf> {
     let nvidia = root.join("nvidia");
-    let Ok(entries) = std::fs::read_dir(&nvidia) else { return Vec::new() };
+    let Ok(entries) = std::fs::read_dir(&nvidia) else {
+        return Vec::new();
+    };
     let mut dirs: Vec<PathBuf> = entries
         .filter_map(|e| e.ok().map(|e| e.path().join("lib")))
         .filter(|p| p.is_dir())

@@ -55,7 +55,10 @@ pub enum CompileFailure {
     /// The learner's code does not compile.
     Errors { diagnostics: Vec<Diagnostic>, log: String },
     /// The code compiles but does not match the lesson's contract.
-    Contract { message: String, diagnostics: Vec<Diagnostic> },
+    Contract {
+        message: String,
+        diagnostics: Vec<Diagnostic>,
+    },
     /// NVRTC itself failed (not the learner's fault).
     Internal { message: String },
 }
@@ -65,8 +68,11 @@ impl CompileFailure {
         match self {
             CompileFailure::NvrtcUnavailable { help } => help.clone(),
             CompileFailure::Errors { diagnostics, .. } => {
-                let errors: Vec<String> =
-                    diagnostics.iter().filter(|d| d.severity == Severity::Error).map(|d| d.to_string()).collect();
+                let errors: Vec<String> = diagnostics
+                    .iter()
+                    .filter(|d| d.severity == Severity::Error)
+                    .map(|d| d.to_string())
+                    .collect();
                 format!("compile error ({}):\n  {}", errors.len(), errors.join("\n  "))
             }
             CompileFailure::Contract { message, .. } => format!("contract: {message}"),
@@ -87,17 +93,26 @@ pub fn compile_kernel(
     let started = std::time::Instant::now();
     let nvrtc = ensure_nvrtc_loaded(nvrtc_path).map_err(|help| CompileFailure::NvrtcUnavailable { help })?;
     let full_source = format!("{source}\n{}", probe_source(lesson));
-    let output = run_nvrtc(&full_source, source_name, target).map_err(|message| CompileFailure::Internal { message })?;
+    let output =
+        run_nvrtc(&full_source, source_name, target).map_err(|message| CompileFailure::Internal { message })?;
     let diagnostics = parse_nvrtc_log(&output.log);
     let has_error = |in_probe: bool| {
-        diagnostics.iter().any(|d| d.severity == Severity::Error && (d.file == PROBE_FILE) == in_probe)
+        diagnostics
+            .iter()
+            .any(|d| d.severity == Severity::Error && (d.file == PROBE_FILE) == in_probe)
     };
     if has_error(false) || (output.ptx.is_none() && !has_error(true)) {
         let learner: Vec<Diagnostic> = diagnostics.iter().filter(|d| d.file != PROBE_FILE).cloned().collect();
-        return Err(CompileFailure::Errors { diagnostics: learner, log: output.log });
+        return Err(CompileFailure::Errors {
+            diagnostics: learner,
+            log: output.log,
+        });
     }
     if has_error(true) {
-        return Err(CompileFailure::Contract { message: contract_message(lesson, &diagnostics), diagnostics: Vec::new() });
+        return Err(CompileFailure::Contract {
+            message: contract_message(lesson, &diagnostics),
+            diagnostics: Vec::new(),
+        });
     }
     let ptx = output.ptx.unwrap_or_default();
     check_entry(lesson, &ptx)?;
@@ -115,17 +130,29 @@ pub fn compile_kernel(
 
 fn contract_message(lesson: &Lesson, diagnostics: &[Diagnostic]) -> String {
     let probe: Vec<&Diagnostic> = diagnostics.iter().filter(|d| d.file == PROBE_FILE).collect();
-    let undefined = probe.iter().any(|d| d.message.contains("undefined") || d.message.contains("not declared"));
+    let undefined = probe
+        .iter()
+        .any(|d| d.message.contains("undefined") || d.message.contains("not declared"));
     if undefined {
         format!(
             "no function named `{}`: the lesson launches `extern \"C\" __global__ void {}`",
             lesson.entry,
             lesson.signature()
         )
-    } else if probe.iter().any(|d| d.message.contains("overloaded") || d.message.contains("more than one")) {
-        format!("`{}` is overloaded; keep one kernel with the signature {}", lesson.entry, lesson.signature())
+    } else if probe
+        .iter()
+        .any(|d| d.message.contains("overloaded") || d.message.contains("more than one"))
+    {
+        format!(
+            "`{}` is overloaded; keep one kernel with the signature {}",
+            lesson.entry,
+            lesson.signature()
+        )
     } else {
-        format!("the kernel's signature does not match the lesson: expected void {}", lesson.signature())
+        format!(
+            "the kernel's signature does not match the lesson: expected void {}",
+            lesson.signature()
+        )
     }
 }
 
@@ -133,16 +160,31 @@ fn contract_message(lesson: &Lesson, diagnostics: &[Diagnostic]) -> String {
 /// sizes the harness passes.
 fn check_entry(lesson: &Lesson, ptx: &str) -> Result<(), CompileFailure> {
     let entries = entry_signatures(ptx);
-    let contract = |message: String| CompileFailure::Contract { message, diagnostics: Vec::new() };
+    let contract = |message: String| CompileFailure::Contract {
+        message,
+        diagnostics: Vec::new(),
+    };
     let Some(entry) = entries.iter().find(|e| e.name == lesson.entry) else {
-        let mangled = entries.iter().any(|e| e.name.starts_with("_Z") && e.name.contains(&lesson.entry));
+        let mangled = entries
+            .iter()
+            .any(|e| e.name.starts_with("_Z") && e.name.contains(&lesson.entry));
         return Err(contract(if mangled {
-            format!("`{}` has C++ linkage; declare it `extern \"C\" __global__` so the harness can find it", lesson.entry)
+            format!(
+                "`{}` has C++ linkage; declare it `extern \"C\" __global__` so the harness can find it",
+                lesson.entry
+            )
         } else {
-            format!("`{}` is not a __global__ kernel in the compiled module; declare it `extern \"C\" __global__`", lesson.entry)
+            format!(
+                "`{}` is not a __global__ kernel in the compiled module; declare it `extern \"C\" __global__`",
+                lesson.entry
+            )
         }));
     };
-    let sizes: Vec<u32> = entry.param_types.iter().map(|t| t[1..].parse::<u32>().unwrap_or(0) / 8).collect();
+    let sizes: Vec<u32> = entry
+        .param_types
+        .iter()
+        .map(|t| t[1..].parse::<u32>().unwrap_or(0) / 8)
+        .collect();
     let expected: Vec<u32> = lesson.params.iter().map(|p| p.kind.param_bytes()).collect();
     if sizes != expected {
         return Err(contract(format!(
@@ -174,7 +216,12 @@ fn run_nvrtc(source: &str, source_name: &str, target: Target) -> Result<NvrtcOut
     let log = unsafe { result::get_program_log(program) }
         .map(|chars| c_chars_to_string(&chars))
         .unwrap_or_default();
-    let mut output = NvrtcOutput { ptx: None, cubin: None, log, version };
+    let mut output = NvrtcOutput {
+        ptx: None,
+        cubin: None,
+        log,
+        version,
+    };
     if compiled.is_ok() {
         let ptx = unsafe { result::get_ptx(program) }.map_err(|e| format!("nvrtcGetPTX: {e:?}"))?;
         output.ptx = Some(c_chars_to_string(&ptx));
@@ -207,7 +254,11 @@ pub fn nvrtc_version() -> String {
     let (mut major, mut minor) = (0, 0);
     // SAFETY: plain out-parameters; called only after the library was loaded.
     let status = unsafe { sys::nvrtcVersion(&mut major, &mut minor) };
-    if status == sys::nvrtcResult::NVRTC_SUCCESS { format!("{major}.{minor}") } else { "unknown".into() }
+    if status == sys::nvrtcResult::NVRTC_SUCCESS {
+        format!("{major}.{minor}")
+    } else {
+        "unknown".into()
+    }
 }
 
 fn c_chars_to_string(chars: &[std::ffi::c_char]) -> String {

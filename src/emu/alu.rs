@@ -23,7 +23,11 @@ pub const CANONICAL_NAN_F32: u32 = 0x7FFF_FFFF;
 
 #[inline(always)]
 pub fn f32_bits(value: f32) -> u64 {
-    if value.is_nan() { CANONICAL_NAN_F32 as u64 } else { value.to_bits() as u64 }
+    if value.is_nan() {
+        CANONICAL_NAN_F32 as u64
+    } else {
+        value.to_bits() as u64
+    }
 }
 
 #[inline(always)]
@@ -81,10 +85,18 @@ pub fn int_bin(op: IntOp, bits: u8, signed: bool, a: u64, b: u64) -> u64 {
             }
         }
         IntOp::Min => {
-            if signed { sext(a, bits).min(sext(b, bits)) as u64 } else { a.min(b) }
+            if signed {
+                sext(a, bits).min(sext(b, bits)) as u64
+            } else {
+                a.min(b)
+            }
         }
         IntOp::Max => {
-            if signed { sext(a, bits).max(sext(b, bits)) as u64 } else { a.max(b) }
+            if signed {
+                sext(a, bits).max(sext(b, bits)) as u64
+            } else {
+                a.max(b)
+            }
         }
         IntOp::And => a & b,
         IntOp::Or => a | b,
@@ -184,10 +196,22 @@ pub fn f64_bin(op: FOp, ftz: bool, sat: bool, a: u64, b: u64) -> u64 {
         FOp::Mul => a * b,
         FOp::Div => a / b,
         FOp::Min => {
-            if a.is_nan() { b } else if b.is_nan() { a } else { a.min(b) }
+            if a.is_nan() {
+                b
+            } else if b.is_nan() {
+                a
+            } else {
+                a.min(b)
+            }
         }
         FOp::Max => {
-            if a.is_nan() { b } else if b.is_nan() { a } else { a.max(b) }
+            if a.is_nan() {
+                b
+            } else if b.is_nan() {
+                a
+            } else {
+                a.max(b)
+            }
         }
     };
     if sat {
@@ -198,7 +222,11 @@ pub fn f64_bin(op: FOp, ftz: bool, sat: bool, a: u64, b: u64) -> u64 {
 
 #[inline(always)]
 pub fn f32_fma(ftz: bool, sat: bool, a: u64, b: u64, c: u64) -> u64 {
-    let (mut a, mut b, mut c) = (f32::from_bits(a as u32), f32::from_bits(b as u32), f32::from_bits(c as u32));
+    let (mut a, mut b, mut c) = (
+        f32::from_bits(a as u32),
+        f32::from_bits(b as u32),
+        f32::from_bits(c as u32),
+    );
     if ftz {
         a = ftz32(a);
         b = ftz32(b);
@@ -253,7 +281,11 @@ pub fn compare(cmp: Cmp, ty: NumTy, a: u64, b: u64) -> bool {
     match ty {
         NumTy::Int { bits, signed } => {
             let m = mask(bits);
-            let ord = if signed { sext(a & m, bits).cmp(&sext(b & m, bits)) } else { (a & m).cmp(&(b & m)) };
+            let ord = if signed {
+                sext(a & m, bits).cmp(&sext(b & m, bits))
+            } else {
+                (a & m).cmp(&(b & m))
+            };
             use std::cmp::Ordering::*;
             match cmp {
                 Cmp::Eq => ord == Equal,
@@ -304,9 +336,17 @@ pub fn bool_op(op: BoolOp, a: u32, b: u32) -> u32 {
 pub fn convert(to: NumTy, from: NumTy, round: Round, ftz: bool, sat: bool, a: u64) -> Result<u64, &'static str> {
     Ok(match (to, from) {
         (NumTy::Int { bits: tb, signed: ts }, NumTy::Int { bits: fb, signed: fs }) => {
-            let v = if fs { sext(a, fb) as i128 } else { (a & mask(fb)) as i128 };
+            let v = if fs {
+                sext(a, fb) as i128
+            } else {
+                (a & mask(fb)) as i128
+            };
             let v = if sat {
-                let (lo, hi) = if ts { (-(1i128 << (tb - 1)), (1i128 << (tb - 1)) - 1) } else { (0, (1i128 << tb) - 1) };
+                let (lo, hi) = if ts {
+                    (-(1i128 << (tb - 1)), (1i128 << (tb - 1)) - 1)
+                } else {
+                    (0, (1i128 << tb) - 1)
+                };
                 v.clamp(lo, hi)
             } else {
                 v
@@ -319,7 +359,11 @@ pub fn convert(to: NumTy, from: NumTy, round: Round, ftz: bool, sat: bool, a: u6
             }
             // Convert straight from the integer: going through f64 would round twice.
             if to == NumTy::F32 {
-                f32_bits(if signed { sext(a, bits) as f32 } else { (a & mask(bits)) as f32 })
+                f32_bits(if signed {
+                    sext(a, bits) as f32
+                } else {
+                    (a & mask(bits)) as f32
+                })
             } else if signed {
                 (sext(a, bits) as f64).to_bits()
             } else {
@@ -327,7 +371,11 @@ pub fn convert(to: NumTy, from: NumTy, round: Round, ftz: bool, sat: bool, a: u6
             }
         }
         (NumTy::Int { bits, signed }, NumTy::F32 | NumTy::F64) => {
-            let mut v = if from == NumTy::F32 { f32::from_bits(a as u32) as f64 } else { f64::from_bits(a) };
+            let mut v = if from == NumTy::F32 {
+                f32::from_bits(a as u32) as f64
+            } else {
+                f64::from_bits(a)
+            };
             if ftz && from == NumTy::F32 {
                 v = ftz32(v as f32) as f64;
             }
@@ -350,12 +398,20 @@ pub fn convert(to: NumTy, from: NumTy, round: Round, ftz: bool, sat: bool, a: u6
             if ftz {
                 v = ftz32(v);
             }
-            let r = if round == Round::Default { v } else { round_to_integer(v as f64, round)? as f32 };
+            let r = if round == Round::Default {
+                v
+            } else {
+                round_to_integer(v as f64, round)? as f32
+            };
             f32_bits(if sat { sat32(r) } else { r })
         }
         (NumTy::F64, NumTy::F64) => {
             let v = f64::from_bits(a);
-            let r = if round == Round::Default { v } else { round_to_integer(v, round)? };
+            let r = if round == Round::Default {
+                v
+            } else {
+                round_to_integer(v, round)?
+            };
             (if sat { sat64(r) } else { r }).to_bits()
         }
         (NumTy::F64, NumTy::F32) => {
@@ -400,7 +456,10 @@ mod tests {
         assert_eq!(int_bin(IntOp::Shr, 32, true, 0x8000_0000, 31), 0xFFFF_FFFF);
         assert_eq!(int_bin(IntOp::Shr, 32, false, 0x8000_0000, 40), 0);
         assert_eq!(int_bin(IntOp::Shl, 32, false, 1, 32), 0);
-        assert_eq!(int_bin(IntOp::Div, 32, true, (-7i32) as u32 as u64, 2), (-3i32) as u32 as u64);
+        assert_eq!(
+            int_bin(IntOp::Div, 32, true, (-7i32) as u32 as u64, 2),
+            (-3i32) as u32 as u64
+        );
         assert_eq!(int_bin(IntOp::Div, 32, false, 7, 0), 0xFFFF_FFFF);
         assert_eq!(int_bin(IntOp::MulHi, 32, false, 0xFFFF_FFFF, 0xFFFF_FFFF), 0xFFFF_FFFE);
         assert_eq!(int_bin(IntOp::Min, 32, true, (-1i32) as u32 as u64, 3), 0xFFFF_FFFF);
@@ -415,22 +474,81 @@ mod tests {
         // fma rounds once: (1 + 2^-23) * (1 - 2^-23) - 1 = -2^-46 exactly.
         let a = f32::from_bits(0x3F80_0001);
         let b = f32::from_bits(0x3F7F_FFFE);
-        let r = f32_fma(false, false, a.to_bits() as u64, b.to_bits() as u64, (-1f32).to_bits() as u64);
+        let r = f32_fma(
+            false,
+            false,
+            a.to_bits() as u64,
+            b.to_bits() as u64,
+            (-1f32).to_bits() as u64,
+        );
         assert_eq!(f32::from_bits(r as u32), a.mul_add(b, -1.0));
         assert_ne!(f32::from_bits(r as u32), a * b - 1.0);
-        assert_eq!(f32_bin(FOp::Add, false, false, f32::NAN.to_bits() as u64, 0), CANONICAL_NAN_F32 as u64);
+        assert_eq!(
+            f32_bin(FOp::Add, false, false, f32::NAN.to_bits() as u64, 0),
+            CANONICAL_NAN_F32 as u64
+        );
     }
 
     #[test]
     fn conversions() {
         let neg = (-5i32) as u32 as u64;
-        assert_eq!(convert(NumTy::Int { bits: 64, signed: true }, NumTy::Int { bits: 32, signed: true }, Round::Default, false, false, neg), (-5i64) as u64);
-        assert_eq!(convert(NumTy::Int { bits: 32, signed: false }, NumTy::Int { bits: 64, signed: false }, Round::Default, false, false, 0x1_0000_0005), 5);
-        let f = convert(NumTy::F32, NumTy::Int { bits: 32, signed: true }, Round::Nearest, false, false, neg).unwrap();
+        assert_eq!(
+            convert(
+                NumTy::Int { bits: 64, signed: true },
+                NumTy::Int { bits: 32, signed: true },
+                Round::Default,
+                false,
+                false,
+                neg
+            ),
+            Ok((-5i64) as u64)
+        );
+        assert_eq!(
+            convert(
+                NumTy::Int {
+                    bits: 32,
+                    signed: false
+                },
+                NumTy::Int {
+                    bits: 64,
+                    signed: false
+                },
+                Round::Default,
+                false,
+                false,
+                0x1_0000_0005
+            ),
+            Ok(5)
+        );
+        let f = convert(
+            NumTy::F32,
+            NumTy::Int { bits: 32, signed: true },
+            Round::Nearest,
+            false,
+            false,
+            neg,
+        )
+        .unwrap();
         assert_eq!(f32::from_bits(f as u32), -5.0);
-        let i = convert(NumTy::Int { bits: 32, signed: true }, NumTy::F32, Round::Zero, false, false, (-2.7f32).to_bits() as u64).unwrap();
+        let i = convert(
+            NumTy::Int { bits: 32, signed: true },
+            NumTy::F32,
+            Round::Zero,
+            false,
+            false,
+            (-2.7f32).to_bits() as u64,
+        )
+        .unwrap();
         assert_eq!(i as u32 as i32, -2);
-        let sat = convert(NumTy::Int { bits: 32, signed: true }, NumTy::F32, Round::Nearest, false, false, 1e20f32.to_bits() as u64).unwrap();
+        let sat = convert(
+            NumTy::Int { bits: 32, signed: true },
+            NumTy::F32,
+            Round::Nearest,
+            false,
+            false,
+            1e20f32.to_bits() as u64,
+        )
+        .unwrap();
         assert_eq!(sat as u32 as i32, i32::MAX);
     }
 }

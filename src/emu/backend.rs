@@ -5,7 +5,9 @@ use super::fault::{EmuFault, EmuFaultKind};
 use super::ir::{Kind, Program};
 use super::stats::{LaunchStats, RawFinding, TracedRead};
 use super::{RunOptions, load_program, run_lesson_kernel};
-use crate::backend::{Backend, BackendInfo, BackendKind, CancelFlag, Finding, FindingKind, KernelFault, SizeRun, ThreadPlace};
+use crate::backend::{
+    Backend, BackendInfo, BackendKind, CancelFlag, Finding, FindingKind, KernelFault, SizeRun, ThreadPlace,
+};
 use crate::compile::{CompiledKernel, Target};
 use crate::harness::{check_size, fresh_seed, poisoned_output, random_inputs};
 use crate::lesson::Lesson;
@@ -32,11 +34,19 @@ pub struct EmulatorBackend {
 
 impl EmulatorBackend {
     pub fn new(options: EmulatorOptions) -> EmulatorBackend {
-        EmulatorBackend { options, program: None, profile_launch: None, last_trace: Vec::new() }
+        EmulatorBackend {
+            options,
+            program: None,
+            profile_launch: None,
+            last_trace: Vec::new(),
+        }
     }
 
     fn run_options(&self) -> RunOptions {
-        let mut o = RunOptions { watch: self.options.watch, ..RunOptions::default() };
+        let mut o = RunOptions {
+            watch: self.options.watch,
+            ..RunOptions::default()
+        };
         if self.options.threads > 0 {
             o.host_threads = self.options.threads;
         }
@@ -44,10 +54,10 @@ impl EmulatorBackend {
     }
 
     fn program(&mut self, kernel: &CompiledKernel) -> Result<Arc<Program>, KernelFault> {
-        if let Some((ptx, prog)) = &self.program {
-            if *ptx == kernel.ptx {
-                return Ok(prog.clone());
-            }
+        if let Some((ptx, prog)) = &self.program
+            && *ptx == kernel.ptx
+        {
+            return Ok(prog.clone());
         }
         let prog = load_program(&kernel.ptx, &kernel.entry).map_err(|e| KernelFault::Unsupported {
             message: format!("the emulator cannot run this kernel: {e}"),
@@ -61,15 +71,29 @@ impl EmulatorBackend {
 
 impl Backend for EmulatorBackend {
     fn info(&self) -> BackendInfo {
-        let threads = if self.options.threads > 0 { self.options.threads } else { super::host_threads() };
-        BackendInfo { kind: BackendKind::Emulator, device: format!("PTX emulator on {threads} host thread(s)") }
+        let threads = if self.options.threads > 0 {
+            self.options.threads
+        } else {
+            super::host_threads()
+        };
+        BackendInfo {
+            kind: BackendKind::Emulator,
+            device: format!("PTX emulator on {threads} host thread(s)"),
+        }
     }
 
     fn target(&self) -> Target {
         Target::EMULATOR
     }
 
-    fn verify_size(&mut self, lesson: &Lesson, kernel: &CompiledKernel, n: u32, seed: u64, cancel: &CancelFlag) -> Result<SizeRun, KernelFault> {
+    fn verify_size(
+        &mut self,
+        lesson: &Lesson,
+        kernel: &CompiledKernel,
+        n: u32,
+        seed: u64,
+        cancel: &CancelFlag,
+    ) -> Result<SizeRun, KernelFault> {
         let prog = self.program(kernel)?;
         let options = self.run_options();
         let mut stats = None;
@@ -87,7 +111,12 @@ impl Backend for EmulatorBackend {
         Ok(SizeRun { verification, findings })
     }
 
-    fn profile(&mut self, lesson: &Lesson, kernel: &CompiledKernel, cancel: &CancelFlag) -> Result<SectorProfile, KernelFault> {
+    fn profile(
+        &mut self,
+        lesson: &Lesson,
+        kernel: &CompiledKernel,
+        cancel: &CancelFlag,
+    ) -> Result<SectorProfile, KernelFault> {
         let prog = self.program(kernel)?;
         let n = lesson.profile_size;
         let (stats, reused) = match self.profile_launch.take() {
@@ -115,13 +144,21 @@ impl Backend for EmulatorBackend {
 pub fn sector_profile(prog: &Program, stats: &LaunchStats, n: u32, launches: u32) -> SectorProfile {
     let k = launches as u64;
     let mut lines: std::collections::BTreeMap<u32, LineSectors> = Default::default();
-    let mut profile = SectorProfile { n, launches, launches_executed: 1, ..SectorProfile::default() };
+    let mut profile = SectorProfile {
+        n,
+        launches,
+        launches_executed: 1,
+        ..SectorProfile::default()
+    };
     for (pc, inst) in prog.insts.iter().enumerate() {
         let s = &stats.per_pc[pc];
         if s.warp_insts == 0 && !inst.is_global_access() {
             continue;
         }
-        let line = lines.entry(inst.line).or_insert_with(|| LineSectors { line: inst.line, ..LineSectors::default() });
+        let line = lines.entry(inst.line).or_insert_with(|| LineSectors {
+            line: inst.line,
+            ..LineSectors::default()
+        });
         line.warp_instructions += s.warp_insts * k;
         line.active_lanes += s.active_lanes * k;
         if s.global_warp_insts == 0 {
@@ -141,26 +178,50 @@ pub fn sector_profile(prog: &Program, stats: &LaunchStats, n: u32, launches: u32
         profile.sectors += s.sectors * k;
         profile.ideal_sectors += s.ideal_sectors * k;
     }
-    profile.per_line = lines.into_values().filter(|l| l.global_instructions > 0 || l.line != 0).collect();
-    profile.shared = SharedStats { requests: stats.shared_requests * k, bank_conflicts: stats.bank_conflicts * k };
-    profile.average_active_lanes = if stats.warp_insts == 0 { 0.0 } else { stats.lane_insts as f64 / stats.warp_insts as f64 };
+    profile.per_line = lines
+        .into_values()
+        .filter(|l| l.global_instructions > 0 || l.line != 0)
+        .collect();
+    profile.shared = SharedStats {
+        requests: stats.shared_requests * k,
+        bank_conflicts: stats.bank_conflicts * k,
+    };
+    profile.average_active_lanes = if stats.warp_insts == 0 {
+        0.0
+    } else {
+        stats.lane_insts as f64 / stats.warp_insts as f64
+    };
     profile
 }
 
 fn line_of(prog: &Program, pc: Option<u32>) -> Option<u32> {
-    pc.and_then(|pc| prog.insts.get(pc as usize)).map(|i| i.line).filter(|&l| l > 0)
+    pc.and_then(|pc| prog.insts.get(pc as usize))
+        .map(|i| i.line)
+        .filter(|&l| l > 0)
 }
 
 fn place(prog: &Program, f: &EmuFault) -> ThreadPlace {
-    ThreadPlace { block: f.block, thread: f.thread.unwrap_or([0; 3]), line: line_of(prog, f.pc) }
+    ThreadPlace {
+        block: f.block,
+        thread: f.thread.unwrap_or([0; 3]),
+        line: line_of(prog, f.pc),
+    }
 }
 
 /// An emulator fault in the learner's terms.
 pub fn kernel_fault(prog: &Program, f: EmuFault) -> KernelFault {
     let at = place(prog, &f);
-    let ptx = f.pc.and_then(|pc| prog.insts.get(pc as usize)).map(|i| format!(" (`{}`, PTX line {})", i.opcode, i.ptx_line)).unwrap_or_default();
+    let ptx =
+        f.pc.and_then(|pc| prog.insts.get(pc as usize))
+            .map(|i| format!(" (`{}`, PTX line {})", i.opcode, i.ptx_line))
+            .unwrap_or_default();
     match f.kind {
-        EmuFaultKind::OutOfBounds { address, bytes, write, described } => KernelFault::OutOfBounds {
+        EmuFaultKind::OutOfBounds {
+            address,
+            bytes,
+            write,
+            described,
+        } => KernelFault::OutOfBounds {
             message: format!(
                 "out-of-bounds global {} of {bytes} bytes at {address:#x}, {described}, by {at}{ptx}",
                 if write { "write" } else { "read" }
@@ -170,7 +231,13 @@ pub fn kernel_fault(prog: &Program, f: EmuFault) -> KernelFault {
             bytes,
             write,
         },
-        EmuFaultKind::WindowOutOfBounds { space, offset, bytes, size, write } => KernelFault::OutOfBounds {
+        EmuFaultKind::WindowOutOfBounds {
+            space,
+            offset,
+            bytes,
+            size,
+            write,
+        } => KernelFault::OutOfBounds {
             message: format!(
                 "out-of-bounds {space} {} of {bytes} bytes at offset {offset}: only {size} bytes are declared; by {at}{ptx}",
                 if write { "write" } else { "read" }
@@ -183,7 +250,10 @@ pub fn kernel_fault(prog: &Program, f: EmuFault) -> KernelFault {
         EmuFaultKind::Misaligned { address, bytes } => KernelFault::Crashed {
             message: format!("misaligned {bytes}-byte access at {address:#x} by {at}{ptx}"),
         },
-        EmuFaultKind::Barrier { reason } => KernelFault::Barrier { message: format!("{reason} ({at}{ptx})"), at },
+        EmuFaultKind::Barrier { reason } => KernelFault::Barrier {
+            message: format!("{reason} ({at}{ptx})"),
+            at,
+        },
         EmuFaultKind::Budget { steps } => KernelFault::Timeout {
             message: format!(
                 "stopped after {} instructions in one warp of block ({},{},{}), last at line {}: is there an endless loop?",
@@ -194,7 +264,9 @@ pub fn kernel_fault(prog: &Program, f: EmuFault) -> KernelFault {
                 at.line.map_or("?".to_string(), |l| l.to_string())
             ),
         },
-        EmuFaultKind::Unsupported { what } => KernelFault::Unsupported { message: format!("the emulator does not execute {what}, at {at}{ptx}") },
+        EmuFaultKind::Unsupported { what } => KernelFault::Unsupported {
+            message: format!("the emulator does not execute {what}, at {at}{ptx}"),
+        },
         EmuFaultKind::Cancelled => KernelFault::Cancelled,
     }
 }
@@ -207,7 +279,11 @@ fn access_word(prog: &Program, pc: u32) -> &'static str {
 }
 
 fn finding(prog: &Program, f: &RawFinding) -> Finding {
-    let at = ThreadPlace { block: f.block, thread: f.thread, line: line_of(prog, Some(f.pc)) };
+    let at = ThreadPlace {
+        block: f.block,
+        thread: f.thread,
+        line: line_of(prog, Some(f.pc)),
+    };
     let [tx, ty, tz] = f.thread;
     let line = at.line.map_or("?".into(), |l| l.to_string());
     let message = match f.kind {
@@ -232,5 +308,11 @@ fn finding(prog: &Program, f: &RawFinding) -> Finding {
             )
         }
     };
-    Finding { kind: f.kind, at, address: f.byte, message, count: f.count }
+    Finding {
+        kind: f.kind,
+        at,
+        address: f.byte,
+        message,
+        count: f.count,
+    }
 }

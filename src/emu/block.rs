@@ -44,16 +44,33 @@ pub struct BlockRunner<'a> {
 const CHECK_EVERY: u64 = 1 << 14;
 
 impl<'a> BlockRunner<'a> {
-    pub fn new(prog: &'a Program, cfg: &'a LaunchConfig, mem: &'a GlobalMemory, abort: &'a AtomicBool, cancel: &'a CancelFlag) -> BlockRunner<'a> {
+    pub fn new(
+        prog: &'a Program,
+        cfg: &'a LaunchConfig,
+        mem: &'a GlobalMemory,
+        abort: &'a AtomicBool,
+        cancel: &'a CancelFlag,
+    ) -> BlockRunner<'a> {
         let threads = cfg.block.iter().product::<u32>();
         let lanes = cfg.lanes_per_warp.clamp(1, 32);
         let warp_count = threads.div_ceil(lanes) as usize;
-        let shared_bytes = prog.shared_bytes.max(prog.dynamic_shared_offset.unwrap_or(0) + cfg.dynamic_shared as u64);
+        let shared_bytes = prog
+            .shared_bytes
+            .max(prog.dynamic_shared_offset.unwrap_or(0) + cfg.dynamic_shared as u64);
         BlockRunner {
             prog,
             cfg,
             mem,
-            warps: (0..warp_count).map(|_| Warp::new(prog.value_regs, prog.pred_regs, prog.local_bytes as usize, lanes as usize)).collect(),
+            warps: (0..warp_count)
+                .map(|_| {
+                    Warp::new(
+                        prog.value_regs,
+                        prog.pred_regs,
+                        prog.local_bytes as usize,
+                        lanes as usize,
+                    )
+                })
+                .collect(),
             shared: SharedMemory::new(shared_bytes as usize, cfg.check_hazards),
             stats: LaunchStats::new(prog.insts.len()),
             ctaid: [0; 3],
@@ -69,14 +86,24 @@ impl<'a> BlockRunner<'a> {
             let l = lane as usize;
             [w.tid[0][l], w.tid[1][l], w.tid[2][l]]
         });
-        EmuFault { kind, pc, block: self.ctaid, thread, block_index: self.block_index }
+        EmuFault {
+            kind,
+            pc,
+            block: self.ctaid,
+            thread,
+            block_index: self.block_index,
+        }
     }
 
     /// Runs block `index` (x fastest) to completion.
     pub fn run_block(&mut self, index: u64) -> Result<(), EmuFault> {
         let [gx, gy, _] = self.cfg.grid;
         self.block_index = index;
-        self.ctaid = [(index % gx as u64) as u32, ((index / gx as u64) % gy as u64) as u32, (index / (gx as u64 * gy as u64)) as u32];
+        self.ctaid = [
+            (index % gx as u64) as u32,
+            ((index / gx as u64) % gy as u64) as u32,
+            (index / (gx as u64 * gy as u64)) as u32,
+        ];
         let dims = self.cfg.block;
         let threads = dims.iter().product::<u32>();
         let lanes = self.cfg.lanes_per_warp.clamp(1, 32);
@@ -121,7 +148,9 @@ impl<'a> BlockRunner<'a> {
     fn run_warp(&mut self, warp: &mut Warp) -> Result<WarpState, EmuFault> {
         let insts = &self.prog.insts;
         loop {
-            let Some(&top) = warp.stack.last() else { return Ok(WarpState::Done) };
+            let Some(&top) = warp.stack.last() else {
+                return Ok(WarpState::Done);
+            };
             if top.mask == 0 || top.pc == top.rpc {
                 warp.stack.pop();
                 continue;
@@ -133,13 +162,17 @@ impl<'a> BlockRunner<'a> {
                 continue;
             }
             warp.steps += 1;
-            if warp.steps % CHECK_EVERY == 0 {
+            if warp.steps.is_multiple_of(CHECK_EVERY) {
                 if self.abort.load(Ordering::Relaxed) || self.cancel.is_cancelled() {
                     return Err(self.fault(EmuFaultKind::Cancelled, Some(pc as u32), None));
                 }
                 if warp.steps > self.cfg.step_budget {
                     let lane = top.mask.trailing_zeros();
-                    return Err(self.fault(EmuFaultKind::Budget { steps: warp.steps }, Some(pc as u32), Some((warp, lane))));
+                    return Err(self.fault(
+                        EmuFaultKind::Budget { steps: warp.steps },
+                        Some(pc as u32),
+                        Some((warp, lane)),
+                    ));
                 }
             }
             let inst = &insts[pc];
@@ -171,16 +204,24 @@ impl<'a> BlockRunner<'a> {
                         } else {
                             warp.stack[top_index].pc = rpc;
                         }
-                        warp.stack.push(Frame { pc: pc as u32 + 1, mask: not_taken, rpc });
-                        warp.stack.push(Frame { pc: *target, mask: taken, rpc });
+                        warp.stack.push(Frame {
+                            pc: pc as u32 + 1,
+                            mask: not_taken,
+                            rpc,
+                        });
+                        warp.stack.push(Frame {
+                            pc: *target,
+                            mask: taken,
+                            rpc,
+                        });
                     }
                 }
                 Kind::Exit => {
                     warp.exit_lanes(eff);
-                    if let Some(frame) = warp.stack.last_mut() {
-                        if frame.mask != 0 {
-                            frame.pc += 1;
-                        }
+                    if let Some(frame) = warp.stack.last_mut()
+                        && frame.mask != 0
+                    {
+                        frame.pc += 1;
                     }
                 }
                 Kind::Bar => {
@@ -197,7 +238,11 @@ impl<'a> BlockRunner<'a> {
                              and can never arrive; every thread of the block must reach the same barrier",
                             warp.tid[0][lane as usize], warp.tid[1][lane as usize], warp.tid[2][lane as usize]
                         );
-                        return Err(self.fault(EmuFaultKind::Barrier { reason }, Some(pc as u32), Some((warp, eff.trailing_zeros()))));
+                        return Err(self.fault(
+                            EmuFaultKind::Barrier { reason },
+                            Some(pc as u32),
+                            Some((warp, eff.trailing_zeros())),
+                        ));
                     }
                     warp.stack[top_index].pc += 1;
                     return Ok(WarpState::AtBarrier);
@@ -266,14 +311,25 @@ impl<'a> BlockRunner<'a> {
             }};
         }
         match &inst.kind {
-            Kind::IntBin { op, bits, signed, d, a, b } => {
+            Kind::IntBin {
+                op,
+                bits,
+                signed,
+                d,
+                a,
+                b,
+            } => {
                 let (a, b) = (self.read(warp, *a), self.read(warp, *b));
                 let (op, bits, signed) = (*op, *bits, *signed);
                 // The common 32-bit add gets its own loop; everything else goes through int_bin.
                 match (op, bits) {
                     (IntOp::Add, 32) => write_lanes!(*d, |l| (a[l] as u32).wrapping_add(b[l] as u32) as u64),
                     (IntOp::Add, 64) => write_lanes!(*d, |l| a[l].wrapping_add(b[l])),
-                    (IntOp::Shl, 64) => write_lanes!(*d, |l| if b[l] & 0xFFFF_FFFF >= 64 { 0 } else { a[l] << (b[l] & 63) }),
+                    (IntOp::Shl, 64) => write_lanes!(*d, |l| if b[l] & 0xFFFF_FFFF >= 64 {
+                        0
+                    } else {
+                        a[l] << (b[l] & 63)
+                    }),
                     _ => write_lanes!(*d, |l| alu::int_bin(op, bits, signed, a[l], b[l])),
                 }
             }
@@ -285,27 +341,52 @@ impl<'a> BlockRunner<'a> {
                 let (a, b) = (self.read(warp, *a), self.read(warp, *b));
                 let (bits, signed) = (*bits, *signed);
                 if signed {
-                    write_lanes!(*d, |l| (alu::sext(a[l], bits).wrapping_mul(alu::sext(b[l], bits)) as u64) & alu::mask(bits * 2));
+                    write_lanes!(*d, |l| (alu::sext(a[l], bits).wrapping_mul(alu::sext(b[l], bits))
+                        as u64)
+                        & alu::mask(bits * 2));
                 } else {
-                    write_lanes!(*d, |l| ((a[l] & alu::mask(bits)).wrapping_mul(b[l] & alu::mask(bits))) & alu::mask(bits * 2));
+                    write_lanes!(*d, |l| ((a[l] & alu::mask(bits)).wrapping_mul(b[l] & alu::mask(bits)))
+                        & alu::mask(bits * 2));
                 }
             }
-            Kind::Mad { part, bits, signed, d, a, b, c } => {
+            Kind::Mad {
+                part,
+                bits,
+                signed,
+                d,
+                a,
+                b,
+                c,
+            } => {
                 let (a, b, c) = (self.read(warp, *a), self.read(warp, *b), self.read(warp, *c));
                 let (bits, signed) = (*bits, *signed);
                 match part {
                     MadPart::Lo => write_lanes!(*d, |l| a[l].wrapping_mul(b[l]).wrapping_add(c[l]) & alu::mask(bits)),
-                    MadPart::Hi => write_lanes!(*d, |l| alu::int_bin(IntOp::MulHi, bits, signed, a[l], b[l]).wrapping_add(c[l]) & alu::mask(bits)),
+                    MadPart::Hi => write_lanes!(*d, |l| alu::int_bin(IntOp::MulHi, bits, signed, a[l], b[l])
+                        .wrapping_add(c[l])
+                        & alu::mask(bits)),
                     MadPart::Wide => {
                         if signed {
-                            write_lanes!(*d, |l| (alu::sext(a[l], bits).wrapping_mul(alu::sext(b[l], bits)) as u64).wrapping_add(c[l]) & alu::mask(bits * 2));
+                            write_lanes!(*d, |l| (alu::sext(a[l], bits).wrapping_mul(alu::sext(b[l], bits))
+                                as u64)
+                                .wrapping_add(c[l])
+                                & alu::mask(bits * 2));
                         } else {
-                            write_lanes!(*d, |l| ((a[l] & alu::mask(bits)) * (b[l] & alu::mask(bits))).wrapping_add(c[l]) & alu::mask(bits * 2));
+                            write_lanes!(*d, |l| ((a[l] & alu::mask(bits)) * (b[l] & alu::mask(bits)))
+                                .wrapping_add(c[l])
+                                & alu::mask(bits * 2));
                         }
                     }
                 }
             }
-            Kind::Bfe { bits, signed, d, a, pos, len } => {
+            Kind::Bfe {
+                bits,
+                signed,
+                d,
+                a,
+                pos,
+                len,
+            } => {
                 let (a, pos, len) = (self.read(warp, *a), self.read(warp, *pos), self.read(warp, *len));
                 let (bits, signed) = (*bits, *signed);
                 write_lanes!(*d, |l| {
@@ -315,16 +396,42 @@ impl<'a> BlockRunner<'a> {
                     if n == 0 {
                         0
                     } else {
-                        let shifted = if p >= bits as u32 { if signed && alu::sext(value, bits) < 0 { u64::MAX } else { 0 } } else if signed { (alu::sext(value, bits) >> p) as u64 } else { value >> p };
+                        let shifted = if p >= bits as u32 {
+                            if signed && alu::sext(value, bits) < 0 {
+                                u64::MAX
+                            } else {
+                                0
+                            }
+                        } else if signed {
+                            (alu::sext(value, bits) >> p) as u64
+                        } else {
+                            value >> p
+                        };
                         let n = n.min(bits as u32);
                         let field = shifted & alu::mask(n as u8);
-                        let out = if signed { alu::sext(field, n as u8) as u64 } else { field };
+                        let out = if signed {
+                            alu::sext(field, n as u8) as u64
+                        } else {
+                            field
+                        };
                         out & alu::mask(bits)
                     }
                 });
             }
-            Kind::Bfi { bits, d, f, b, pos, len } => {
-                let (f, b, pos, len) = (self.read(warp, *f), self.read(warp, *b), self.read(warp, *pos), self.read(warp, *len));
+            Kind::Bfi {
+                bits,
+                d,
+                f,
+                b,
+                pos,
+                len,
+            } => {
+                let (f, b, pos, len) = (
+                    self.read(warp, *f),
+                    self.read(warp, *b),
+                    self.read(warp, *pos),
+                    self.read(warp, *len),
+                );
                 let bits = *bits;
                 write_lanes!(*d, |l| {
                     let p = (pos[l] & 0xFF) as u32;
@@ -337,20 +444,40 @@ impl<'a> BlockRunner<'a> {
                     }
                 });
             }
-            Kind::FBin { op, double, ftz, sat, d, a, b } => {
+            Kind::FBin {
+                op,
+                double,
+                ftz,
+                sat,
+                d,
+                a,
+                b,
+            } => {
                 let (a, b) = (self.read(warp, *a), self.read(warp, *b));
                 let (op, ftz, sat) = (*op, *ftz, *sat);
                 if *double {
                     write_lanes!(*d, |l| alu::f64_bin(op, ftz, sat, a[l], b[l]));
                 } else {
                     match (op, ftz, sat) {
-                        (FOp::Add, false, false) => write_lanes!(*d, |l| alu::f32_bits(f32::from_bits(a[l] as u32) + f32::from_bits(b[l] as u32))),
-                        (FOp::Mul, false, false) => write_lanes!(*d, |l| alu::f32_bits(f32::from_bits(a[l] as u32) * f32::from_bits(b[l] as u32))),
+                        (FOp::Add, false, false) => write_lanes!(*d, |l| alu::f32_bits(
+                            f32::from_bits(a[l] as u32) + f32::from_bits(b[l] as u32)
+                        )),
+                        (FOp::Mul, false, false) => write_lanes!(*d, |l| alu::f32_bits(
+                            f32::from_bits(a[l] as u32) * f32::from_bits(b[l] as u32)
+                        )),
                         _ => write_lanes!(*d, |l| alu::f32_bin(op, ftz, sat, a[l], b[l])),
                     }
                 }
             }
-            Kind::FFma { double, ftz, sat, d, a, b, c } => {
+            Kind::FFma {
+                double,
+                ftz,
+                sat,
+                d,
+                a,
+                b,
+                c,
+            } => {
                 let (a, b, c) = (self.read(warp, *a), self.read(warp, *b), self.read(warp, *c));
                 let (ftz, sat) = (*ftz, *sat);
                 if *double {
@@ -363,7 +490,15 @@ impl<'a> BlockRunner<'a> {
                 let a = self.read(warp, *a);
                 write_lanes!(*d, |l| alu::f_un(*op, *double, *ftz, a[l]));
             }
-            Kind::Setp { cmp, ty, d, d_not, a, b, combine } => {
+            Kind::Setp {
+                cmp,
+                ty,
+                d,
+                d_not,
+                a,
+                b,
+                combine,
+            } => {
                 let (a, b) = (self.read(warp, *a), self.read(warp, *b));
                 let mut bits = 0u32;
                 for l in 0..32 {
@@ -389,13 +524,25 @@ impl<'a> BlockRunner<'a> {
                 let pm = warp.preds[p.reg as usize] ^ if p.negate { FULL } else { 0 };
                 write_lanes!(*d, |l| if (pm >> l) & 1 != 0 { a[l] } else { b[l] });
             }
-            Kind::Cvt { to, from, round, ftz, sat, d, a } => {
+            Kind::Cvt {
+                to,
+                from,
+                round,
+                ftz,
+                sat,
+                d,
+                a,
+            } => {
                 let a = self.read(warp, *a);
                 let mut out = [0u64; 32];
                 for l in 0..32 {
                     if (m >> l) & 1 != 0 {
                         out[l] = alu::convert(*to, *from, *round, *ftz, *sat, a[l]).map_err(|what| {
-                            self.fault(EmuFaultKind::Unsupported { what: what.to_string() }, Some(pc as u32), Some((warp, l as u32)))
+                            self.fault(
+                                EmuFaultKind::Unsupported { what: what.to_string() },
+                                Some(pc as u32),
+                                Some((warp, l as u32)),
+                            )
                         })?;
                     }
                 }
@@ -409,7 +556,11 @@ impl<'a> BlockRunner<'a> {
                 let value = |p: &PredSrcOrConst| match p {
                     PredSrcOrConst::Pred(p) => warp.preds[p.reg as usize] ^ if p.negate { FULL } else { 0 },
                     PredSrcOrConst::Const(c) => {
-                        if *c { FULL } else { 0 }
+                        if *c {
+                            FULL
+                        } else {
+                            0
+                        }
                     }
                 };
                 let mut bits = value(a);
@@ -422,7 +573,8 @@ impl<'a> BlockRunner<'a> {
             Kind::Pack { d, parts, part_bits } => {
                 let values: Vec<[u64; 32]> = parts.iter().map(|p| self.read(warp, *p)).collect();
                 let pb = *part_bits;
-                write_lanes!(*d, |l| values.iter().enumerate().fold(0u64, |acc, (i, v)| acc | ((v[l] & alu::mask(pb)) << (i as u32 * pb as u32))));
+                write_lanes!(*d, |l| values.iter().enumerate().fold(0u64, |acc, (i, v)| acc
+                    | ((v[l] & alu::mask(pb)) << (i as u32 * pb as u32))));
             }
             Kind::Unpack { ds, a, part_bits } => {
                 let a = self.read(warp, *a);
@@ -433,7 +585,12 @@ impl<'a> BlockRunner<'a> {
                     }
                 }
             }
-            Kind::Cvta { to_generic, space, d, a } => {
+            Kind::Cvta {
+                to_generic,
+                space,
+                d,
+                a,
+            } => {
                 let a = self.read(warp, *a);
                 let window = match space {
                     MemSpace::Shared => SHARED_WINDOW,

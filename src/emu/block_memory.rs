@@ -43,8 +43,15 @@ impl BlockRunner<'_> {
     pub(super) fn memory(&mut self, warp: &mut Warp, pc: usize, m: u32) -> Result<(), EmuFault> {
         let inst = &self.prog.insts[pc];
         let (space, bytes, addr, count, is_store) = match &inst.kind {
-            Kind::Ld { space, bytes, ds, addr, .. } => (*space, *bytes as u32, *addr, ds.len(), false),
-            Kind::St { space, bytes, srcs, addr } => (*space, *bytes as u32, *addr, srcs.len(), true),
+            Kind::Ld {
+                space, bytes, ds, addr, ..
+            } => (*space, *bytes as u32, *addr, ds.len(), false),
+            Kind::St {
+                space,
+                bytes,
+                srcs,
+                addr,
+            } => (*space, *bytes as u32, *addr, srcs.len(), true),
             _ => unreachable!(),
         };
         let addrs = self.addresses(warp, addr);
@@ -59,9 +66,19 @@ impl BlockRunner<'_> {
         match space {
             MemSpace::Param | MemSpace::Const => {
                 if is_store {
-                    return Err(self.fault(EmuFaultKind::Unsupported { what: "stores to .param or .const space".into() }, Some(pc as u32), None));
+                    return Err(self.fault(
+                        EmuFaultKind::Unsupported {
+                            what: "stores to .param or .const space".into(),
+                        },
+                        Some(pc as u32),
+                        None,
+                    ));
                 }
-                let data: &[u8] = if space == MemSpace::Param { &self.cfg.params } else { &self.prog.const_data };
+                let data: &[u8] = if space == MemSpace::Param {
+                    &self.cfg.params
+                } else {
+                    &self.prog.const_data
+                };
                 for l in 0..32 {
                     if (m >> l) & 1 == 0 {
                         continue;
@@ -72,7 +89,17 @@ impl BlockRunner<'_> {
                         if end > data.len() {
                             let size = data.len() as u64;
                             let name = if space == MemSpace::Param { "param" } else { "const" };
-                            return Err(self.fault(EmuFaultKind::WindowOutOfBounds { space: name, offset: at, bytes, size, write: false }, Some(pc as u32), Some((warp, l as u32))));
+                            return Err(self.fault(
+                                EmuFaultKind::WindowOutOfBounds {
+                                    space: name,
+                                    offset: at,
+                                    bytes,
+                                    size,
+                                    write: false,
+                                },
+                                Some(pc as u32),
+                                Some((warp, l as u32)),
+                            ));
                         }
                         let mut v = [0u8; 8];
                         v[..bytes as usize].copy_from_slice(&data[at as usize..end]);
@@ -122,17 +149,34 @@ impl BlockRunner<'_> {
                             for e in 0..count {
                                 let at = address.wrapping_add(e as u64 * bytes as u64);
                                 let b = &self.mem.buffers;
-                                let buffer = if buffer_hint < b.len() && at >= b[buffer_hint].base && at + bytes as u64 <= b[buffer_hint].end() && at % bytes as u64 == 0 {
+                                let buffer = if buffer_hint < b.len()
+                                    && at >= b[buffer_hint].base
+                                    && at + bytes as u64 <= b[buffer_hint].end()
+                                    && at.is_multiple_of(bytes as u64)
+                                {
                                     buffer_hint
                                 } else {
                                     match self.mem.find(at, bytes) {
                                         Ok(i) => i,
                                         Err(AccessError::Misaligned) => {
-                                            return Err(self.fault(EmuFaultKind::Misaligned { address: at, bytes }, Some(pc as u32), Some((warp, l as u32))));
+                                            return Err(self.fault(
+                                                EmuFaultKind::Misaligned { address: at, bytes },
+                                                Some(pc as u32),
+                                                Some((warp, l as u32)),
+                                            ));
                                         }
                                         Err(AccessError::OutOfBounds) => {
                                             let described = self.mem.describe_address(at);
-                                            return Err(self.fault(EmuFaultKind::OutOfBounds { address: at, bytes, write: is_store, described }, Some(pc as u32), Some((warp, l as u32))));
+                                            return Err(self.fault(
+                                                EmuFaultKind::OutOfBounds {
+                                                    address: at,
+                                                    bytes,
+                                                    write: is_store,
+                                                    described,
+                                                },
+                                                Some(pc as u32),
+                                                Some((warp, l as u32)),
+                                            ));
                                         }
                                     }
                                 };
@@ -143,7 +187,14 @@ impl BlockRunner<'_> {
                                     loaded[e][l] = self.mem.load(buffer, at, bytes);
                                     if watched == Some(l as u32) {
                                         let b = &self.mem.buffers[buffer];
-                                        self.stats.trace.push(TracedRead { pc: pc as u32, line: self.prog.insts[pc].line, space: "global".into(), buffer: Some(b.name.clone()), offset: at - b.base, bytes });
+                                        self.stats.trace.push(TracedRead {
+                                            pc: pc as u32,
+                                            line: self.prog.insts[pc].line,
+                                            space: "global".into(),
+                                            buffer: Some(b.name.clone()),
+                                            offset: at - b.base,
+                                            bytes,
+                                        });
                                     }
                                 }
                             }
@@ -151,14 +202,24 @@ impl BlockRunner<'_> {
                         Resolved::Shared(offset) => {
                             if offset + span > self.shared.size() || offset % bytes as u64 != 0 {
                                 let size = self.shared.size();
-                                return Err(self.fault(EmuFaultKind::WindowOutOfBounds { space: "shared", offset, bytes: span as u32, size, write: is_store }, Some(pc as u32), Some((warp, l as u32))));
+                                return Err(self.fault(
+                                    EmuFaultKind::WindowOutOfBounds {
+                                        space: "shared",
+                                        offset,
+                                        bytes: span as u32,
+                                        size,
+                                        write: is_store,
+                                    },
+                                    Some(pc as u32),
+                                    Some((warp, l as u32)),
+                                ));
                             }
                             shared_offsets[shared_lanes] = (offset, span as u32);
                             shared_lanes += 1;
                             let thread = warp.linear[l];
                             let hazard = if is_store {
-                                for e in 0..count {
-                                    self.shared.store(offset + e as u64 * bytes as u64, bytes, store_values[e][l]);
+                                for (e, values) in store_values.iter().enumerate().take(count) {
+                                    self.shared.store(offset + e as u64 * bytes as u64, bytes, values[l]);
                                 }
                                 self.shared.note_write(offset, span as u32, thread, pc as u32)
                             } else {
@@ -166,7 +227,14 @@ impl BlockRunner<'_> {
                                     slot[l] = self.shared.load(offset + e as u64 * bytes as u64, bytes);
                                 }
                                 if watched == Some(l as u32) {
-                                    self.stats.trace.push(TracedRead { pc: pc as u32, line: self.prog.insts[pc].line, space: "shared".into(), buffer: None, offset, bytes });
+                                    self.stats.trace.push(TracedRead {
+                                        pc: pc as u32,
+                                        line: self.prog.insts[pc].line,
+                                        space: "shared".into(),
+                                        buffer: None,
+                                        offset,
+                                        bytes,
+                                    });
                                 }
                                 self.shared.note_read(offset, span as u32, thread, pc as u32)
                             };
@@ -189,13 +257,24 @@ impl BlockRunner<'_> {
                         Resolved::Local(offset) => {
                             let size = self.prog.local_bytes;
                             if offset + span > size {
-                                return Err(self.fault(EmuFaultKind::WindowOutOfBounds { space: "local", offset, bytes: span as u32, size, write: is_store }, Some(pc as u32), Some((warp, l as u32))));
+                                return Err(self.fault(
+                                    EmuFaultKind::WindowOutOfBounds {
+                                        space: "local",
+                                        offset,
+                                        bytes: span as u32,
+                                        size,
+                                        write: is_store,
+                                    },
+                                    Some(pc as u32),
+                                    Some((warp, l as u32)),
+                                ));
                             }
                             let base = l * size as usize + offset as usize;
                             for e in 0..count {
                                 let at = base + e * bytes as usize;
                                 if is_store {
-                                    warp.local[at..at + bytes as usize].copy_from_slice(&store_values[e][l].to_le_bytes()[..bytes as usize]);
+                                    warp.local[at..at + bytes as usize]
+                                        .copy_from_slice(&store_values[e][l].to_le_bytes()[..bytes as usize]);
                                 } else {
                                     let mut v = [0u8; 8];
                                     v[..bytes as usize].copy_from_slice(&warp.local[at..at + bytes as usize]);
@@ -227,7 +306,11 @@ impl BlockRunner<'_> {
                 for l in 0..32 {
                     if (m >> l) & 1 != 0 {
                         let v = loaded[e][l];
-                        dst[l] = if extend { super::alu::sext(v, bytes as u8 * 8) as u64 } else { v };
+                        dst[l] = if extend {
+                            super::alu::sext(v, bytes as u8 * 8) as u64
+                        } else {
+                            v
+                        };
                     }
                 }
             }

@@ -44,7 +44,11 @@ pub fn reconvergence_points(insts: &[Inst]) -> Vec<u32> {
             let fall = if end + 1 < n { block_of[end + 1] } else { exit };
             match last.kind {
                 Kind::Bra { target } => {
-                    let t = if (target as usize) < n { block_of[target as usize] } else { exit };
+                    let t = if (target as usize) < n {
+                        block_of[target as usize]
+                    } else {
+                        exit
+                    };
                     if last.guard.is_some() { vec![t, fall] } else { vec![t] }
                 }
                 Kind::Exit if last.guard.is_none() => vec![exit],

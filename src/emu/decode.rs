@@ -16,7 +16,13 @@ pub fn decode_entry(module: &ast::Module, name: &str) -> Result<Program, PtxErro
     })?;
     if module.vars.iter().any(|v| v.space == Space::Global) {
         let v = module.vars.iter().find(|v| v.space == Space::Global).unwrap();
-        return Err(PtxError { line: v.ptx_line, message: format!("module-level __device__ variable `{}` is not supported by the emulator", v.name) });
+        return Err(PtxError {
+            line: v.ptx_line,
+            message: format!(
+                "module-level __device__ variable `{}` is not supported by the emulator",
+                v.name
+            ),
+        });
     }
     let mut decoder = Decoder::new(function, module)?;
     decoder.decode_body(function)?;
@@ -109,11 +115,15 @@ impl Decoder {
                 Space::Const => {
                     let offset = align_up(d.const_data.len() as u64, v.align as u64);
                     d.const_data.resize(offset as usize, 0);
-                    d.const_data.extend(v.init.clone().unwrap_or_else(|| vec![0; v.bytes as usize]));
+                    d.const_data
+                        .extend(v.init.clone().unwrap_or_else(|| vec![0; v.bytes as usize]));
                     d.symbols.insert(v.name.clone(), (MemSpace::Const, offset));
                 }
                 Space::Global | Space::Param => {
-                    return Err(PtxError { line: v.ptx_line, message: format!("unsupported variable `{}`", v.name) });
+                    return Err(PtxError {
+                        line: v.ptx_line,
+                        message: format!("unsupported variable `{}`", v.name),
+                    });
                 }
             }
         }
@@ -137,26 +147,48 @@ impl Decoder {
                         message: format!("`{}` (source line {}): {message}", i.opcode_text(), i.loc.1),
                     })?;
                     let guard = match &i.guard {
-                        Some((name, negate)) => Some(PredSrc { reg: self.pred(name).map_err(|m| PtxError { line: i.ptx_line, message: m })?, negate: *negate }),
+                        Some((name, negate)) => Some(PredSrc {
+                            reg: self.pred(name).map_err(|m| PtxError {
+                                line: i.ptx_line,
+                                message: m,
+                            })?,
+                            negate: *negate,
+                        }),
                         None => None,
                     };
-                    self.insts.push(Inst { kind, guard, line: i.loc.1, file: i.loc.0, ptx_line: i.ptx_line, opcode: i.opcode_text() });
+                    self.insts.push(Inst {
+                        kind,
+                        guard,
+                        line: i.loc.1,
+                        file: i.loc.0,
+                        ptx_line: i.ptx_line,
+                        opcode: i.opcode_text(),
+                    });
                 }
             }
         }
         for (pc, label, line) in std::mem::take(&mut self.pending) {
-            let target = *self.labels.get(&label).ok_or(PtxError { line, message: format!("branch to unknown label `{label}`") })?;
+            let target = *self.labels.get(&label).ok_or(PtxError {
+                line,
+                message: format!("branch to unknown label `{label}`"),
+            })?;
             self.insts[pc].kind = Kind::Bra { target };
         }
         Ok(())
     }
 
     fn reg(&self, name: &str) -> Result<Reg, String> {
-        self.value_regs.get(name).copied().ok_or_else(|| format!("`{name}` is not a declared register"))
+        self.value_regs
+            .get(name)
+            .copied()
+            .ok_or_else(|| format!("`{name}` is not a declared register"))
     }
 
     fn pred(&self, name: &str) -> Result<PReg, String> {
-        self.pred_regs.get(name).copied().ok_or_else(|| format!("`{name}` is not a declared predicate"))
+        self.pred_regs
+            .get(name)
+            .copied()
+            .ok_or_else(|| format!("`{name}` is not a declared predicate"))
     }
 
     fn dst(&self, op: &Operand) -> Result<Reg, String> {
@@ -168,8 +200,14 @@ impl Decoder {
 
     fn pred_src(&self, op: &Operand) -> Result<PredSrc, String> {
         match op {
-            Operand::Name(name) => Ok(PredSrc { reg: self.pred(name)?, negate: false }),
-            Operand::NotPred(name) => Ok(PredSrc { reg: self.pred(name)?, negate: true }),
+            Operand::Name(name) => Ok(PredSrc {
+                reg: self.pred(name)?,
+                negate: false,
+            }),
+            Operand::NotPred(name) => Ok(PredSrc {
+                reg: self.pred(name)?,
+                negate: true,
+            }),
             other => Err(format!("{other:?} is not a predicate")),
         }
     }
@@ -215,15 +253,35 @@ impl Decoder {
     }
 
     fn addr(&self, op: &Operand) -> Result<(Addr, Option<MemSpace>), String> {
-        let Operand::Address { base, offset } = op else { return Err(format!("{op:?} is not an address")) };
+        let Operand::Address { base, offset } = op else {
+            return Err(format!("{op:?} is not an address"));
+        };
         match base {
-            None => Ok((Addr { base: None, offset: *offset }, None)),
+            None => Ok((
+                Addr {
+                    base: None,
+                    offset: *offset,
+                },
+                None,
+            )),
             Some(name) => {
                 if let Some(&r) = self.value_regs.get(name) {
-                    return Ok((Addr { base: Some(r), offset: *offset }, None));
+                    return Ok((
+                        Addr {
+                            base: Some(r),
+                            offset: *offset,
+                        },
+                        None,
+                    ));
                 }
                 if let Some(&(space, address)) = self.symbols.get(name) {
-                    return Ok((Addr { base: None, offset: address as i64 + offset }, Some(space)));
+                    return Ok((
+                        Addr {
+                            base: None,
+                            offset: address as i64 + offset,
+                        },
+                        Some(space),
+                    ));
                 }
                 Err(format!("unknown address base `{name}`"))
             }
@@ -290,13 +348,27 @@ impl Decoder {
                         "max" => FOp::Max,
                         _ => return Err(format!("`{base}` has no float form")),
                     };
-                    return Ok(Kind::FBin { op, double, ftz, sat, d: self.dst(&o[0])?, a: self.src(&o[1], bits, true)?, b: self.src(&o[2], bits, true)? });
+                    return Ok(Kind::FBin {
+                        op,
+                        double,
+                        ftz,
+                        sat,
+                        d: self.dst(&o[0])?,
+                        a: self.src(&o[1], bits, true)?,
+                        b: self.src(&o[2], bits, true)?,
+                    });
                 }
                 if bits == 0 {
                     return Err("missing or unsupported type".into());
                 }
                 if base == "mul" && has("wide") {
-                    return Ok(Kind::MulWide { bits, signed, d: self.dst(&o[0])?, a: self.src(&o[1], bits, false)?, b: self.src(&o[2], bits, false)? });
+                    return Ok(Kind::MulWide {
+                        bits,
+                        signed,
+                        d: self.dst(&o[0])?,
+                        a: self.src(&o[1], bits, false)?,
+                        b: self.src(&o[2], bits, false)?,
+                    });
                 }
                 unsupported_mods(&["lo", "hi"])?;
                 let op = match base {
@@ -315,18 +387,37 @@ impl Decoder {
                     _ => IntOp::Shr,
                 };
                 // Shift amounts are always .u32.
-                let b_bits = if matches!(op, IntOp::Shl | IntOp::Shr) { 32 } else { bits };
-                Ok(Kind::IntBin { op, bits, signed, d: self.dst(&o[0])?, a: self.src(&o[1], bits, false)?, b: self.src(&o[2], b_bits, false)? })
+                let b_bits = if matches!(op, IntOp::Shl | IntOp::Shr) {
+                    32
+                } else {
+                    bits
+                };
+                Ok(Kind::IntBin {
+                    op,
+                    bits,
+                    signed,
+                    d: self.dst(&o[0])?,
+                    a: self.src(&o[1], bits, false)?,
+                    b: self.src(&o[2], b_bits, false)?,
+                })
             }
             "neg" | "abs" | "not" | "popc" | "clz" | "brev" | "cnot" | "rcp" | "sqrt" | "rsqrt" => {
                 let o = self.operands(i, 2)?;
                 if ty == "pred" && base == "not" {
                     let a = self.pred_or_const(&o[1])?;
                     let a = match a {
-                        PredSrcOrConst::Pred(p) => PredSrcOrConst::Pred(PredSrc { reg: p.reg, negate: !p.negate }),
+                        PredSrcOrConst::Pred(p) => PredSrcOrConst::Pred(PredSrc {
+                            reg: p.reg,
+                            negate: !p.negate,
+                        }),
                         PredSrcOrConst::Const(c) => PredSrcOrConst::Const(!c),
                     };
-                    return Ok(Kind::PredSet { d: self.pred(name_of(&o[0])?)?, op: None, a, b: None });
+                    return Ok(Kind::PredSet {
+                        d: self.pred(name_of(&o[0])?)?,
+                        op: None,
+                        a,
+                        b: None,
+                    });
                 }
                 if is_float {
                     unsupported_mods(&["rn", "ftz"])?;
@@ -335,9 +426,20 @@ impl Decoder {
                         "abs" => FUnOp::Abs,
                         "rcp" if has("rn") => FUnOp::Rcp,
                         "sqrt" if has("rn") => FUnOp::Sqrt,
-                        _ => return Err(format!("`{}` is an approximate or unsupported float operation", i.opcode_text())),
+                        _ => {
+                            return Err(format!(
+                                "`{}` is an approximate or unsupported float operation",
+                                i.opcode_text()
+                            ));
+                        }
                     };
-                    return Ok(Kind::FUn { op, double, ftz, d: self.dst(&o[0])?, a: self.src(&o[1], bits, true)? });
+                    return Ok(Kind::FUn {
+                        op,
+                        double,
+                        ftz,
+                        d: self.dst(&o[0])?,
+                        a: self.src(&o[1], bits, true)?,
+                    });
                 }
                 if bits == 0 {
                     return Err("missing or unsupported type".into());
@@ -352,7 +454,12 @@ impl Decoder {
                     "cnot" => IntUnOp::Cnot,
                     _ => return Err("no integer form".into()),
                 };
-                Ok(Kind::IntUn { op, bits, d: self.dst(&o[0])?, a: self.src(&o[1], bits, false)? })
+                Ok(Kind::IntUn {
+                    op,
+                    bits,
+                    d: self.dst(&o[0])?,
+                    a: self.src(&o[1], bits, false)?,
+                })
             }
             "mad" | "fma" => {
                 let o = self.operands(i, 4)?;
@@ -372,7 +479,13 @@ impl Decoder {
                     });
                 }
                 unsupported_mods(&["lo", "hi", "wide"])?;
-                let part = if has("wide") { MadPart::Wide } else if has("hi") { MadPart::Hi } else { MadPart::Lo };
+                let part = if has("wide") {
+                    MadPart::Wide
+                } else if has("hi") {
+                    MadPart::Hi
+                } else {
+                    MadPart::Lo
+                };
                 let c_bits = if part == MadPart::Wide { bits * 2 } else { bits };
                 Ok(Kind::Mad {
                     part,
@@ -386,7 +499,14 @@ impl Decoder {
             }
             "bfe" => {
                 let o = self.operands(i, 4)?;
-                Ok(Kind::Bfe { bits, signed, d: self.dst(&o[0])?, a: self.src(&o[1], bits, false)?, pos: self.src(&o[2], 32, false)?, len: self.src(&o[3], 32, false)? })
+                Ok(Kind::Bfe {
+                    bits,
+                    signed,
+                    d: self.dst(&o[0])?,
+                    a: self.src(&o[1], bits, false)?,
+                    pos: self.src(&o[2], 32, false)?,
+                    len: self.src(&o[3], 32, false)?,
+                })
             }
             "bfi" => {
                 let o = self.operands(i, 5)?;
@@ -402,7 +522,12 @@ impl Decoder {
             "setp" => self.setp(i, mods, ty, bits),
             "selp" => {
                 let o = self.operands(i, 4)?;
-                Ok(Kind::Selp { d: self.dst(&o[0])?, a: self.src(&o[1], bits, is_float)?, b: self.src(&o[2], bits, is_float)?, p: self.pred_src(&o[3])? })
+                Ok(Kind::Selp {
+                    d: self.dst(&o[0])?,
+                    a: self.src(&o[1], bits, is_float)?,
+                    b: self.src(&o[2], bits, is_float)?,
+                    p: self.pred_src(&o[3])?,
+                })
             }
             "cvt" => self.cvt(i, mods),
             "cvta" => {
@@ -421,18 +546,35 @@ impl Decoder {
                 } else {
                     return Err("cvta needs a state space".into());
                 };
-                Ok(Kind::Cvta { to_generic: !to, space, d: self.dst(&o[0])?, a: self.src(&o[1], bits, false)? })
+                Ok(Kind::Cvta {
+                    to_generic: !to,
+                    space,
+                    d: self.dst(&o[0])?,
+                    a: self.src(&o[1], bits, false)?,
+                })
             }
             "mov" => {
                 let o = self.operands(i, 2)?;
                 if ty == "pred" {
-                    return Ok(Kind::PredSet { d: self.pred(name_of(&o[0])?)?, op: None, a: self.pred_or_const(&o[1])?, b: None });
+                    return Ok(Kind::PredSet {
+                        d: self.pred(name_of(&o[0])?)?,
+                        op: None,
+                        a: self.pred_or_const(&o[1])?,
+                        b: None,
+                    });
                 }
                 match (&o[0], &o[1]) {
                     (Operand::Vector(names), src) => {
                         let part_bits = bits / names.len() as u8;
-                        let ds = names.iter().map(|n| n.as_ref().map(|n| self.reg(n)).transpose()).collect::<Result<_, _>>()?;
-                        Ok(Kind::Unpack { ds, a: self.src(src, bits, false)?, part_bits })
+                        let ds = names
+                            .iter()
+                            .map(|n| n.as_ref().map(|n| self.reg(n)).transpose())
+                            .collect::<Result<_, _>>()?;
+                        Ok(Kind::Unpack {
+                            ds,
+                            a: self.src(src, bits, false)?,
+                            part_bits,
+                        })
                     }
                     (dst, Operand::Vector(names)) => {
                         let part_bits = bits / names.len() as u8;
@@ -443,9 +585,16 @@ impl Decoder {
                                 None => Err("`_` in a packing mov".to_string()),
                             })
                             .collect::<Result<_, _>>()?;
-                        Ok(Kind::Pack { d: self.dst(dst)?, parts, part_bits })
+                        Ok(Kind::Pack {
+                            d: self.dst(dst)?,
+                            parts,
+                            part_bits,
+                        })
                     }
-                    (dst, src) => Ok(Kind::Mov { d: self.dst(dst)?, a: self.src(src, bits, is_float)? }),
+                    (dst, src) => Ok(Kind::Mov {
+                        d: self.dst(dst)?,
+                        a: self.src(src, bits, is_float)?,
+                    }),
                 }
             }
             "ld" | "ldu" | "st" => self.memory(i, base == "st", mods, ty),
@@ -465,10 +614,10 @@ impl Decoder {
                 if !(has("sync") || mods.is_empty()) || has("red") || has("arrive") {
                     return Err("only bar.sync / barrier.sync are supported".into());
                 }
-                if let Some(Operand::Int(id)) = i.operands.first() {
-                    if *id != 0 {
-                        return Err("named barriers other than 0 are not supported".into());
-                    }
+                if let Some(Operand::Int(id)) = i.operands.first()
+                    && *id != 0
+                {
+                    return Err("named barriers other than 0 are not supported".into());
                 }
                 if i.operands.len() > 1 {
                     return Err("barriers with a thread count are not supported".into());
@@ -513,7 +662,10 @@ impl Decoder {
         let num_ty = match ty {
             "f32" => NumTy::F32,
             "f64" => NumTy::F64,
-            _ if bits > 0 => NumTy::Int { bits, signed: !unsigned_int },
+            _ if bits > 0 => NumTy::Int {
+                bits,
+                signed: !unsigned_int,
+            },
             _ => return Err("missing comparison type".into()),
         };
         let combine_op = mods.iter().find_map(|m| match *m {
@@ -522,9 +674,8 @@ impl Decoder {
             "xor" => Some(BoolOp::Xor),
             _ => None,
         });
-        if mods.iter().any(|m| *m == "ftz") {
-            // ftz only matters for subnormal inputs; handled as a flag-free compare of flushed values.
-        }
+        // `.ftz` only changes subnormal inputs, which compare the same once flushed to zero
+        // except against zero itself; the lessons' kernels never compare subnormals.
         let expected = if combine_op.is_some() { 4 } else { 3 };
         let o = self.operands(i, expected)?;
         let (d, d_not) = match &o[0] {
@@ -536,7 +687,15 @@ impl Decoder {
             Some(op) => Some((op, self.pred_src(&o[3])?)),
             None => None,
         };
-        Ok(Kind::Setp { cmp, ty: num_ty, d, d_not, a: self.src(&o[1], bits, is_float)?, b: self.src(&o[2], bits, is_float)?, combine })
+        Ok(Kind::Setp {
+            cmp,
+            ty: num_ty,
+            d,
+            d_not,
+            a: self.src(&o[1], bits, is_float)?,
+            b: self.src(&o[2], bits, is_float)?,
+            combine,
+        })
     }
 
     fn cvt(&self, i: &ast::Instruction, mods: &[&str]) -> Result<Kind, String> {
@@ -550,7 +709,10 @@ impl Decoder {
                 "f32" => NumTy::F32,
                 "f64" => NumTy::F64,
                 "bf16" => return Err("bf16 conversions are not supported".into()),
-                _ => NumTy::Int { bits: type_bytes(t).unwrap() as u8 * 8, signed: t.starts_with('s') },
+                _ => NumTy::Int {
+                    bits: type_bytes(t).unwrap() as u8 * 8,
+                    signed: t.starts_with('s'),
+                },
             })
         };
         let (to, from) = (num(types[0])?, num(types[1])?);
@@ -573,7 +735,15 @@ impl Decoder {
             NumTy::F32 => 32,
             NumTy::F64 => 64,
         };
-        Ok(Kind::Cvt { to, from, round, ftz: mods.contains(&"ftz"), sat: mods.contains(&"sat"), d: self.dst(&o[0])?, a: self.src(&o[1], from_bits, false)? })
+        Ok(Kind::Cvt {
+            to,
+            from,
+            round,
+            ftz: mods.contains(&"ftz"),
+            sat: mods.contains(&"sat"),
+            d: self.dst(&o[0])?,
+            a: self.src(&o[1], from_bits, false)?,
+        })
     }
 
     fn memory(&self, i: &ast::Instruction, store: bool, mods: &[&str], ty: &str) -> Result<Kind, String> {
@@ -588,7 +758,8 @@ impl Decoder {
                 "const" => space = MemSpace::Const,
                 "v2" => lanes = 2,
                 "v4" => lanes = 4,
-                "nc" | "ca" | "cg" | "cs" | "lu" | "cv" | "wb" | "wt" | "weak" | "volatile" | "relaxed" | "acquire" | "release" | "cta" | "gpu" | "sys" | "cluster" => {}
+                "nc" | "ca" | "cg" | "cs" | "lu" | "cv" | "wb" | "wt" | "weak" | "volatile" | "relaxed" | "acquire"
+                | "release" | "cta" | "gpu" | "sys" | "cluster" => {}
                 t if type_bytes(t).is_some() => {}
                 other => return Err(format!("memory modifier `.{other}` is not supported")),
             }
@@ -613,7 +784,12 @@ impl Decoder {
             Operand::Name(n) => vec![Some(n.clone())],
             other if store => {
                 let src = self.src(other, bytes * 8, false)?;
-                return Ok(Kind::St { space, bytes, srcs: vec![src], addr });
+                return Ok(Kind::St {
+                    space,
+                    bytes,
+                    srcs: vec![src],
+                    addr,
+                });
             }
             other => return Err(format!("load destination {other:?} is not a register")),
         };
@@ -628,10 +804,24 @@ impl Decoder {
                     None => Err("`_` in a store".to_string()),
                 })
                 .collect::<Result<_, _>>()?;
-            Ok(Kind::St { space, bytes, srcs, addr })
+            Ok(Kind::St {
+                space,
+                bytes,
+                srcs,
+                addr,
+            })
         } else {
-            let ds = names.iter().map(|n| n.as_ref().map(|n| self.reg(n)).transpose()).collect::<Result<_, _>>()?;
-            Ok(Kind::Ld { space, bytes, signed: ty.starts_with('s'), ds, addr })
+            let ds = names
+                .iter()
+                .map(|n| n.as_ref().map(|n| self.reg(n)).transpose())
+                .collect::<Result<_, _>>()?;
+            Ok(Kind::Ld {
+                space,
+                bytes,
+                signed: ty.starts_with('s'),
+                ds,
+                addr,
+            })
         }
     }
 }

@@ -3,13 +3,33 @@
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum EmuFaultKind {
     /// Global access outside every buffer.
-    OutOfBounds { address: u64, bytes: u32, write: bool, described: String },
-    Misaligned { address: u64, bytes: u32 },
+    OutOfBounds {
+        address: u64,
+        bytes: u32,
+        write: bool,
+        described: String,
+    },
+    Misaligned {
+        address: u64,
+        bytes: u32,
+    },
     /// Shared or local access past the declared size.
-    WindowOutOfBounds { space: &'static str, offset: u64, bytes: u32, size: u64, write: bool },
-    Barrier { reason: String },
-    Budget { steps: u64 },
-    Unsupported { what: String },
+    WindowOutOfBounds {
+        space: &'static str,
+        offset: u64,
+        bytes: u32,
+        size: u64,
+        write: bool,
+    },
+    Barrier {
+        reason: String,
+    },
+    Budget {
+        steps: u64,
+    },
+    Unsupported {
+        what: String,
+    },
     Cancelled,
 }
 

@@ -159,32 +159,149 @@ pub struct PredSrc {
 
 #[derive(Debug, Clone, PartialEq)]
 pub enum Kind {
-    IntBin { op: IntOp, bits: u8, signed: bool, d: Reg, a: Src, b: Src },
-    IntUn { op: IntUnOp, bits: u8, d: Reg, a: Src },
+    IntBin {
+        op: IntOp,
+        bits: u8,
+        signed: bool,
+        d: Reg,
+        a: Src,
+        b: Src,
+    },
+    IntUn {
+        op: IntUnOp,
+        bits: u8,
+        d: Reg,
+        a: Src,
+    },
     /// `mul.wide`: `bits`-wide operands, 2*bits result.
-    MulWide { bits: u8, signed: bool, d: Reg, a: Src, b: Src },
+    MulWide {
+        bits: u8,
+        signed: bool,
+        d: Reg,
+        a: Src,
+        b: Src,
+    },
     /// `mad.lo` / `mad.hi` / `mad.wide`: (a * b) part + c.
-    Mad { part: MadPart, bits: u8, signed: bool, d: Reg, a: Src, b: Src, c: Src },
-    Bfe { bits: u8, signed: bool, d: Reg, a: Src, pos: Src, len: Src },
-    Bfi { bits: u8, d: Reg, f: Src, b: Src, pos: Src, len: Src },
-    FBin { op: FOp, double: bool, ftz: bool, sat: bool, d: Reg, a: Src, b: Src },
-    FFma { double: bool, ftz: bool, sat: bool, d: Reg, a: Src, b: Src, c: Src },
-    FUn { op: FUnOp, double: bool, ftz: bool, d: Reg, a: Src },
-    Setp { cmp: Cmp, ty: NumTy, d: PReg, d_not: Option<PReg>, a: Src, b: Src, combine: Option<(BoolOp, PredSrc)> },
-    Selp { d: Reg, a: Src, b: Src, p: PredSrc },
-    Cvt { to: NumTy, from: NumTy, round: Round, ftz: bool, sat: bool, d: Reg, a: Src },
-    Mov { d: Reg, a: Src },
+    Mad {
+        part: MadPart,
+        bits: u8,
+        signed: bool,
+        d: Reg,
+        a: Src,
+        b: Src,
+        c: Src,
+    },
+    Bfe {
+        bits: u8,
+        signed: bool,
+        d: Reg,
+        a: Src,
+        pos: Src,
+        len: Src,
+    },
+    Bfi {
+        bits: u8,
+        d: Reg,
+        f: Src,
+        b: Src,
+        pos: Src,
+        len: Src,
+    },
+    FBin {
+        op: FOp,
+        double: bool,
+        ftz: bool,
+        sat: bool,
+        d: Reg,
+        a: Src,
+        b: Src,
+    },
+    FFma {
+        double: bool,
+        ftz: bool,
+        sat: bool,
+        d: Reg,
+        a: Src,
+        b: Src,
+        c: Src,
+    },
+    FUn {
+        op: FUnOp,
+        double: bool,
+        ftz: bool,
+        d: Reg,
+        a: Src,
+    },
+    Setp {
+        cmp: Cmp,
+        ty: NumTy,
+        d: PReg,
+        d_not: Option<PReg>,
+        a: Src,
+        b: Src,
+        combine: Option<(BoolOp, PredSrc)>,
+    },
+    Selp {
+        d: Reg,
+        a: Src,
+        b: Src,
+        p: PredSrc,
+    },
+    Cvt {
+        to: NumTy,
+        from: NumTy,
+        round: Round,
+        ftz: bool,
+        sat: bool,
+        d: Reg,
+        a: Src,
+    },
+    Mov {
+        d: Reg,
+        a: Src,
+    },
     /// Write a predicate from a boolean combination of predicates (or a constant).
-    PredSet { d: PReg, op: Option<BoolOp>, a: PredSrcOrConst, b: Option<PredSrcOrConst> },
+    PredSet {
+        d: PReg,
+        op: Option<BoolOp>,
+        a: PredSrcOrConst,
+        b: Option<PredSrcOrConst>,
+    },
     /// `selp`-like move of a predicate into a value register isn't PTX; but `set`-free code
     /// uses `selp`. Packing: `mov.b64 %rd, {%r1, %r2}`.
-    Pack { d: Reg, parts: Vec<Src>, part_bits: u8 },
-    Unpack { ds: Vec<Option<Reg>>, a: Src, part_bits: u8 },
-    Ld { space: MemSpace, bytes: u8, signed: bool, ds: Vec<Option<Reg>>, addr: Addr },
-    St { space: MemSpace, bytes: u8, srcs: Vec<Src>, addr: Addr },
+    Pack {
+        d: Reg,
+        parts: Vec<Src>,
+        part_bits: u8,
+    },
+    Unpack {
+        ds: Vec<Option<Reg>>,
+        a: Src,
+        part_bits: u8,
+    },
+    Ld {
+        space: MemSpace,
+        bytes: u8,
+        signed: bool,
+        ds: Vec<Option<Reg>>,
+        addr: Addr,
+    },
+    St {
+        space: MemSpace,
+        bytes: u8,
+        srcs: Vec<Src>,
+        addr: Addr,
+    },
     /// `cvta` between a window's address and a generic address.
-    Cvta { to_generic: bool, space: MemSpace, d: Reg, a: Src },
-    Bra { target: u32 },
+    Cvta {
+        to_generic: bool,
+        space: MemSpace,
+        d: Reg,
+        a: Src,
+    },
+    Bra {
+        target: u32,
+    },
     Bar,
     Exit,
     Nop,
@@ -218,7 +335,16 @@ pub struct Inst {
 
 impl Inst {
     pub fn is_global_access(&self) -> bool {
-        matches!(self.kind, Kind::Ld { space: MemSpace::Global, .. } | Kind::St { space: MemSpace::Global, .. })
+        matches!(
+            self.kind,
+            Kind::Ld {
+                space: MemSpace::Global,
+                ..
+            } | Kind::St {
+                space: MemSpace::Global,
+                ..
+            }
+        )
     }
 }
 

@@ -23,7 +23,13 @@ pub fn host_threads() -> usize {
 }
 
 /// Runs every block of the grid. `threads` host threads (1 for the naive baseline).
-pub fn launch(prog: &Program, cfg: &LaunchConfig, mem: &GlobalMemory, cancel: &CancelFlag, threads: usize) -> Result<LaunchStats, EmuFault> {
+pub fn launch(
+    prog: &Program,
+    cfg: &LaunchConfig,
+    mem: &GlobalMemory,
+    cancel: &CancelFlag,
+    threads: usize,
+) -> Result<LaunchStats, EmuFault> {
     let blocks: u64 = cfg.grid.iter().map(|&g| g as u64).product();
     let next = AtomicU64::new(0);
     let abort = AtomicBool::new(false);
@@ -42,7 +48,16 @@ pub fn launch(prog: &Program, cfg: &LaunchConfig, mem: &GlobalMemory, cancel: &C
                         }
                         for index in start..(start + CHUNK).min(blocks) {
                             if cancel.is_cancelled() {
-                                record(&first_fault, EmuFault { kind: EmuFaultKind::Cancelled, pc: None, block: [0; 3], thread: None, block_index: index });
+                                record(
+                                    &first_fault,
+                                    EmuFault {
+                                        kind: EmuFaultKind::Cancelled,
+                                        pc: None,
+                                        block: [0; 3],
+                                        thread: None,
+                                        block_index: index,
+                                    },
+                                );
                                 abort.store(true, Ordering::Relaxed);
                                 break;
                             }
@@ -59,14 +74,23 @@ pub fn launch(prog: &Program, cfg: &LaunchConfig, mem: &GlobalMemory, cancel: &C
                 })
             })
             .collect();
-        handles.into_iter().map(|h| h.join().expect("emulator thread panicked")).collect()
+        handles
+            .into_iter()
+            .map(|h| h.join().expect("emulator thread panicked"))
+            .collect()
     });
 
     if let Some(fault) = first_fault.into_inner().unwrap_or_else(|e| e.into_inner()) {
         return Err(fault);
     }
     if cancel.is_cancelled() {
-        return Err(EmuFault { kind: EmuFaultKind::Cancelled, pc: None, block: [0; 3], thread: None, block_index: 0 });
+        return Err(EmuFault {
+            kind: EmuFaultKind::Cancelled,
+            pc: None,
+            block: [0; 3],
+            thread: None,
+            block_index: 0,
+        });
     }
     let mut total = LaunchStats::new(prog.insts.len());
     for r in results {

@@ -42,17 +42,25 @@ pub enum AccessError {
 impl GlobalMemory {
     /// Allocates a buffer holding `data` and returns its device address.
     pub fn alloc_f32(&mut self, name: &str, data: &[f32]) -> u64 {
-        let base = self
-            .buffers
-            .last()
-            .map_or(GLOBAL_BASE, |b| (b.end() + GLOBAL_GAP).div_ceil(ALLOCATION_ALIGN) * ALLOCATION_ALIGN);
+        let base = self.buffers.last().map_or(GLOBAL_BASE, |b| {
+            (b.end() + GLOBAL_GAP).div_ceil(ALLOCATION_ALIGN) * ALLOCATION_ALIGN
+        });
         let words = data.iter().map(|v| AtomicU32::new(v.to_bits())).collect();
-        self.buffers.push(GlobalBuffer { name: name.to_string(), base, bytes: data.len() as u64 * 4, words });
+        self.buffers.push(GlobalBuffer {
+            name: name.to_string(),
+            base,
+            bytes: data.len() as u64 * 4,
+            words,
+        });
         base
     }
 
     pub fn read_f32(&self, index: usize) -> Vec<f32> {
-        self.buffers[index].words.iter().map(|w| f32::from_bits(w.load(Ordering::Relaxed))).collect()
+        self.buffers[index]
+            .words
+            .iter()
+            .map(|w| f32::from_bits(w.load(Ordering::Relaxed)))
+            .collect()
     }
 
     /// Copies a buffer's contents out into `out`.
@@ -65,7 +73,7 @@ impl GlobalMemory {
     /// Buffer index holding `[address, address + bytes)`.
     #[inline]
     pub fn find(&self, address: u64, bytes: u32) -> Result<usize, AccessError> {
-        if address % bytes as u64 != 0 {
+        if !address.is_multiple_of(bytes as u64) {
             return Err(AccessError::Misaligned);
         }
         for (i, b) in self.buffers.iter().enumerate() {
@@ -83,7 +91,9 @@ impl GlobalMemory {
         let word = (offset / 4) as usize;
         match bytes {
             4 => b.words[word].load(Ordering::Relaxed) as u64,
-            8 => b.words[word].load(Ordering::Relaxed) as u64 | (b.words[word + 1].load(Ordering::Relaxed) as u64) << 32,
+            8 => {
+                b.words[word].load(Ordering::Relaxed) as u64 | (b.words[word + 1].load(Ordering::Relaxed) as u64) << 32
+            }
             _ => {
                 let shift = (offset % 4) * 8;
                 (b.words[word].load(Ordering::Relaxed) as u64 >> shift) & super::alu::mask(bytes as u8 * 8)
@@ -115,14 +125,28 @@ impl GlobalMemory {
     /// Where an out-of-bounds address is, relative to the nearest buffer, in words.
     pub fn describe_address(&self, address: u64) -> String {
         let nearest = self.buffers.iter().min_by_key(|b| {
-            if address < b.base { b.base - address } else { address.saturating_sub(b.end()) }
+            if address < b.base {
+                b.base - address
+            } else {
+                address.saturating_sub(b.end())
+            }
         });
         match nearest {
             Some(b) if address < b.base => {
-                format!("{} bytes before the start of `{}` ({} bytes)", b.base - address, b.name, b.bytes)
+                format!(
+                    "{} bytes before the start of `{}` ({} bytes)",
+                    b.base - address,
+                    b.name,
+                    b.bytes
+                )
             }
             Some(b) if address >= b.end() => {
-                format!("{} bytes past the end of `{}` ({} bytes)", address - b.end(), b.name, b.bytes)
+                format!(
+                    "{} bytes past the end of `{}` ({} bytes)",
+                    address - b.end(),
+                    b.name,
+                    b.bytes
+                )
             }
             Some(b) => format!("inside `{}`", b.name),
             None => "no buffers allocated".into(),

@@ -48,7 +48,13 @@ pub struct RunOptions {
 
 impl Default for RunOptions {
     fn default() -> RunOptions {
-        RunOptions { check_hazards: true, watch: None, step_budget: 1 << 25, lanes_per_warp: 32, host_threads: host_threads() }
+        RunOptions {
+            check_hazards: true,
+            watch: None,
+            step_budget: 1 << 25,
+            lanes_per_warp: 32,
+            host_threads: host_threads(),
+        }
     }
 }
 

@@ -83,7 +83,12 @@ impl SharedMemory {
         let mut hazard = None;
         for word in (offset / 4) as usize..(offset + bytes as u64).div_ceil(4) as usize {
             if self.write_epoch[word] == 0 {
-                hazard.get_or_insert(Hazard { kind: FindingKind::UninitialisedSharedRead, byte: word as u64 * 4, other_thread: None, other_pc: None });
+                hazard.get_or_insert(Hazard {
+                    kind: FindingKind::UninitialisedSharedRead,
+                    byte: word as u64 * 4,
+                    other_thread: None,
+                    other_pc: None,
+                });
             } else if self.write_epoch[word] == self.epoch && self.write_thread[word] != thread {
                 hazard.get_or_insert(Hazard {
                     kind: FindingKind::SharedRace,
@@ -181,11 +186,17 @@ mod tests {
     #[test]
     fn races_and_uninitialised_reads() {
         let mut s = SharedMemory::new(64, true);
-        assert_eq!(s.note_read(0, 4, 1, 10).unwrap().kind, FindingKind::UninitialisedSharedRead);
+        assert_eq!(
+            s.note_read(0, 4, 1, 10).unwrap().kind,
+            FindingKind::UninitialisedSharedRead
+        );
         assert!(s.note_write(8, 4, 1, 11).is_none());
         assert!(s.note_read(8, 4, 1, 12).is_none()); // same thread
         let race = s.note_read(8, 4, 2, 13).unwrap(); // another thread, no barrier
-        assert_eq!((race.kind, race.other_thread, race.other_pc), (FindingKind::SharedRace, Some(1), Some(11)));
+        assert_eq!(
+            (race.kind, race.other_thread, race.other_pc),
+            (FindingKind::SharedRace, Some(1), Some(11))
+        );
         s.epoch += 1; // barrier
         assert!(s.note_read(8, 4, 3, 14).is_none());
         let war = s.note_write(8, 4, 4, 15).unwrap(); // write after thread 3's read

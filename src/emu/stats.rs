@@ -61,12 +61,19 @@ pub struct LaunchStats {
 
 impl LaunchStats {
     pub fn new(instructions: usize) -> LaunchStats {
-        LaunchStats { per_pc: vec![PcStats::default(); instructions], ..LaunchStats::default() }
+        LaunchStats {
+            per_pc: vec![PcStats::default(); instructions],
+            ..LaunchStats::default()
+        }
     }
 
     /// Adds a finding; one entry per (kind, instruction), keeping the earliest block's place.
     pub fn note_finding(&mut self, finding: RawFinding) {
-        if let Some(existing) = self.findings.iter_mut().find(|f| f.kind == finding.kind && f.pc == finding.pc) {
+        if let Some(existing) = self
+            .findings
+            .iter_mut()
+            .find(|f| f.kind == finding.kind && f.pc == finding.pc)
+        {
             let count = existing.count + finding.count;
             if finding.block_index < existing.block_index {
                 *existing = finding;

@@ -73,9 +73,17 @@ impl Warp {
         }
         self.exited = 0;
         self.stack.clear();
-        self.stack.push(Frame { pc: 0, mask: self.valid, rpc: EXIT });
+        self.stack.push(Frame {
+            pc: 0,
+            mask: self.valid,
+            rpc: EXIT,
+        });
         self.index = index;
-        self.state = if self.valid == 0 { WarpState::Done } else { WarpState::Running };
+        self.state = if self.valid == 0 {
+            WarpState::Done
+        } else {
+            WarpState::Running
+        };
         self.steps = 0;
     }
 

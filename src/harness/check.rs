@@ -1,7 +1,7 @@
 //! One verified launch at one size, the same for every backend: fresh inputs, a poisoned
 //! output, the backend's launch, then the reference and the verifier.
 
-use super::{poisoned_output, random_inputs, reference_output, verify_output, SizeVerification};
+use super::{SizeVerification, poisoned_output, random_inputs, reference_output, verify_output};
 use crate::lesson::Lesson;
 
 /// Runs `launch(input, output)` on fresh data for size `n` and verifies every element.

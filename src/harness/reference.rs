@@ -61,13 +61,35 @@ pub fn reference_output(stencil: &Stencil, n: u32, input: &[f32]) -> Vec<f32> {
 mod tests {
     use super::*;
 
-    const S2: Stencil = Stencil { dims: 2, centre: 0.5, neighbour: 0.125 };
-    const S3: Stencil = Stencil { dims: 3, centre: 0.25, neighbour: 0.125 };
+    const S2: Stencil = Stencil {
+        dims: 2,
+        centre: 0.5,
+        neighbour: 0.125,
+    };
+    const S3: Stencil = Stencil {
+        dims: 3,
+        centre: 0.25,
+        neighbour: 0.125,
+    };
 
     #[test]
     fn coordinates_run_x_fastest() {
-        assert_eq!(coord_of(&S2, 5, 7), Coord { x: 2, y: Some(1), z: None });
-        assert_eq!(coord_of(&S3, 4, 4 * 4 * 2 + 4 + 3), Coord { x: 3, y: Some(1), z: Some(2) });
+        assert_eq!(
+            coord_of(&S2, 5, 7),
+            Coord {
+                x: 2,
+                y: Some(1),
+                z: None
+            }
+        );
+        assert_eq!(
+            coord_of(&S3, 4, 4 * 4 * 2 + 4 + 3),
+            Coord {
+                x: 3,
+                y: Some(1),
+                z: Some(2)
+            }
+        );
     }
 
     #[test]
@@ -100,7 +122,11 @@ mod tests {
 
     #[test]
     fn one_d_edges_are_copies() {
-        let s1 = Stencil { dims: 1, centre: 0.5, neighbour: 0.25 };
+        let s1 = Stencil {
+            dims: 1,
+            centre: 0.5,
+            neighbour: 0.25,
+        };
         let out = reference_output(&s1, 4, &[1.0, 2.0, 4.0, 8.0]);
         assert_eq!(out, vec![1.0, 0.5 * 2.0 + 0.25 * 5.0, 0.5 * 4.0 + 0.25 * 10.0, 8.0]);
     }

@@ -92,7 +92,12 @@ pub fn verify_output(
             unwritten += 1;
         }
         if first.len() < MAX_LISTED_MISMATCHES {
-            first.push(Mismatch { at: coord_of(stencil, n, index), index, expected: e, got: got_value });
+            first.push(Mismatch {
+                at: coord_of(stencil, n, index),
+                index,
+                expected: e,
+                got: got_value,
+            });
         }
     }
     (wrong, unwritten, first)
@@ -111,7 +116,10 @@ fn element_ok(stencil: &Stencil, n: usize, strides: &[usize], input: &[f32], ind
     }
     let scale = stencil.centre.abs() as f64 * input[index].abs() as f64
         + stencil.neighbour.abs() as f64
-            * strides.iter().map(|&s| input[index - s].abs() as f64 + input[index + s].abs() as f64).sum::<f64>();
+            * strides
+                .iter()
+                .map(|&s| input[index - s].abs() as f64 + input[index + s].abs() as f64)
+                .sum::<f64>();
     ((g as f64) - (e as f64)).abs() <= RELATIVE_TOLERANCE * scale
 }
 
@@ -120,7 +128,11 @@ mod tests {
     use super::super::{poisoned_output, random_inputs, reference_output};
     use super::*;
 
-    const S2: Stencil = Stencil { dims: 2, centre: 0.5, neighbour: 0.125 };
+    const S2: Stencil = Stencil {
+        dims: 2,
+        centre: 0.5,
+        neighbour: 0.125,
+    };
 
     fn setup(n: u32) -> (Vec<f32>, Vec<f32>) {
         let input = random_inputs((n * n) as usize, 42);
@@ -145,7 +157,14 @@ mod tests {
         got[i] = expected[i] + 0.125 * input[i + 1]; // one neighbour counted twice
         let (w, u, first) = verify_output(&S2, 33, &input, &expected, &got);
         assert_eq!((w, u), (1, 0));
-        assert_eq!(first[0].at, Coord { x: 7, y: Some(5), z: None });
+        assert_eq!(
+            first[0].at,
+            Coord {
+                x: 7,
+                y: Some(5),
+                z: None
+            }
+        );
         assert_eq!(first[0].got, Some(got[i]));
     }
 
@@ -167,7 +186,14 @@ mod tests {
         assert_eq!((w, u), (1, 33 * 13));
         assert_eq!(first.len(), MAX_LISTED_MISMATCHES);
         assert_eq!(first[0].got, Some(1234.0));
-        assert_eq!(first[1].at, Coord { x: 0, y: Some(20), z: None });
+        assert_eq!(
+            first[1].at,
+            Coord {
+                x: 0,
+                y: Some(20),
+                z: None
+            }
+        );
         assert_eq!(first[1].got, None);
     }
 

@@ -14,7 +14,10 @@ pub struct Course {
 
 impl Course {
     pub fn load(dir: &Path) -> std::io::Result<Course> {
-        let mut course = Course { dir: dir.to_path_buf(), ..Course::default() };
+        let mut course = Course {
+            dir: dir.to_path_buf(),
+            ..Course::default()
+        };
         let mut entries: Vec<PathBuf> = std::fs::read_dir(dir)?
             .filter_map(|e| e.ok().map(|e| e.path()))
             .filter(|p| p.join("lesson.toml").is_file())
@@ -36,11 +39,19 @@ impl Course {
 
     /// The message for an unknown id: lists what exists, and a broken lesson of that id.
     pub fn unknown_lesson_message(&self, id: &str) -> String {
-        if let Some(broken) = self.broken.iter().find(|e| e.file.parent().and_then(|d| d.file_name()).is_some_and(|n| n == id)) {
+        if let Some(broken) = self
+            .broken
+            .iter()
+            .find(|e| e.file.parent().and_then(|d| d.file_name()).is_some_and(|n| n == id))
+        {
             return format!("lesson `{id}` is broken: {broken}");
         }
         let known: Vec<&str> = self.lessons.iter().map(|l| l.id.as_str()).collect();
-        format!("no lesson `{id}` in {} (known: {})", self.dir.display(), known.join(", "))
+        format!(
+            "no lesson `{id}` in {} (known: {})",
+            self.dir.display(),
+            known.join(", ")
+        )
     }
 }
 

@@ -24,8 +24,12 @@ pub fn load_lesson(dir: &Path) -> Result<Lesson, LessonError> {
         field: None,
         message: format!("cannot read: {e}"),
     })?;
-    let checker = Checker { file: &file, text: &text, dir };
-    let parsed: LessonFile = toml::from_str(&text).map_err(|e| checker.from_toml(&e))?;
+    let checker = Checker {
+        file: &file,
+        text: &text,
+        dir,
+    };
+    let parsed: LessonFile = toml::from_str(&text).map_err(|e| checker.toml_error(&e))?;
     checker.check(parsed)
 }
 
@@ -57,7 +61,7 @@ impl Checker<'_> {
     }
 
     /// Turns a TOML/serde error into one that names the field and line.
-    fn from_toml(&self, error: &toml::de::Error) -> LessonError {
+    fn toml_error(&self, error: &toml::de::Error) -> LessonError {
         let message = error.message().trim().to_string();
         let span = error.span().unwrap_or(0..0);
         let mut field = field_at(self.text, span.start);
@@ -84,8 +88,7 @@ impl Checker<'_> {
     fn check(&self, f: LessonFile) -> Result<Lesson, LessonError> {
         let dir_name = self.dir.file_name().and_then(|n| n.to_str()).unwrap_or("");
         let id = f.id.get_ref();
-        if id.is_empty() || !id.chars().all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
-        {
+        if id.is_empty() || !id.chars().all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_') {
             return Err(self.spanned_error("id", &f.id, "use letters, digits and '-'".into()));
         }
         if !dir_name.is_empty() && dir_name != id {
@@ -112,13 +115,14 @@ impl Checker<'_> {
             return Err(self.spanned_error(
                 "launch.block",
                 &f.launch.block,
-                format!("each dimension must be positive and the product at most {MAX_THREADS_PER_BLOCK} (got {threads})"),
+                format!(
+                    "each dimension must be positive and the product at most {MAX_THREADS_PER_BLOCK} (got {threads})"
+                ),
             ));
         }
         let mut grid = [GridDim::Fixed { count: 1 }; 3];
         for (d, rule) in f.launch.grid.get_ref().iter().enumerate() {
-            grid[d] = GridDim::parse(rule)
-                .map_err(|m| self.spanned_error("launch.grid", &f.launch.grid, m))?;
+            grid[d] = GridDim::parse(rule).map_err(|m| self.spanned_error("launch.grid", &f.launch.grid, m))?;
         }
         let dynamic_shared_bytes = *f.launch.dynamic_shared_bytes.get_ref();
 
@@ -130,7 +134,11 @@ impl Checker<'_> {
                 format!("must be 1, 2 or 3 (got {dims})"),
             ));
         }
-        let stencil = Stencil { dims, centre: f.problem.centre, neighbour: f.problem.neighbour };
+        let stencil = Stencil {
+            dims,
+            centre: f.problem.centre,
+            neighbour: f.problem.neighbour,
+        };
         let verify_sizes = f.problem.verify_sizes.get_ref().clone();
         if verify_sizes.is_empty() {
             return Err(self.spanned_error(
@@ -143,7 +151,11 @@ impl Checker<'_> {
         for (field, spanned, n) in verify_sizes
             .iter()
             .map(|&n| ("problem.verify_sizes", f.problem.verify_sizes.span(), n))
-            .chain(std::iter::once(("problem.profile_size", f.problem.profile_size.span(), profile_size)))
+            .chain(std::iter::once((
+                "problem.profile_size",
+                f.problem.profile_size.span(),
+                profile_size,
+            )))
         {
             let elements = (n as u64).pow(dims);
             if n < 3 || elements > MAX_ELEMENTS {
@@ -167,7 +179,10 @@ impl Checker<'_> {
             return Err(self.spanned_error(
                 "gate.metric",
                 &f.gate.metric,
-                format!("unknown metric `{}`; the supported metric is `{SECTOR_METRIC}`", f.gate.metric.get_ref()),
+                format!(
+                    "unknown metric `{}`; the supported metric is `{SECTOR_METRIC}`",
+                    f.gate.metric.get_ref()
+                ),
             ));
         }
         if *f.gate.below.get_ref() == 0 {
@@ -176,7 +191,11 @@ impl Checker<'_> {
 
         let text_path = self.existing_file("files.text", &f.files.text)?;
         let lesson_text = std::fs::read_to_string(&text_path).map_err(|e| {
-            self.spanned_error("files.text", &f.files.text, format!("cannot read {}: {e}", text_path.display()))
+            self.spanned_error(
+                "files.text",
+                &f.files.text,
+                format!("cannot read {}: {e}", text_path.display()),
+            )
         })?;
         let starter = self.existing_file("files.starter", &f.files.starter)?;
         let solution = self.existing_file("files.solution", &f.files.solution)?;
@@ -191,7 +210,11 @@ impl Checker<'_> {
                     "expected one of pass, gate-fail, wrong-results, compile-error, kernel-fault".into(),
                 )
             })?;
-            variants.push(Variant { path, expect, note: v.note.clone() });
+            variants.push(Variant {
+                path,
+                expect,
+                note: v.note.clone(),
+            });
         }
 
         Ok(Lesson {
@@ -210,7 +233,10 @@ impl Checker<'_> {
             verify_sizes,
             profile_size,
             profile_launches,
-            gate: Gate { metric: f.gate.metric.into_inner(), below: f.gate.below.into_inner() },
+            gate: Gate {
+                metric: f.gate.metric.into_inner(),
+                below: f.gate.below.into_inner(),
+            },
             starter,
             solution,
             variants,

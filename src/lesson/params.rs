@@ -70,7 +70,10 @@ impl Param {
                 ));
             }
         };
-        Ok(Param { kind, name: name.clone() })
+        Ok(Param {
+            kind,
+            name: name.clone(),
+        })
     }
 }
 

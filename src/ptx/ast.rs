@@ -9,7 +9,10 @@ pub enum Operand {
     F32(u32),
     F64(u64),
     /// `[base+offset]`; `base` is a register or symbol, or absent for an absolute address.
-    Address { base: Option<String>, offset: i64 },
+    Address {
+        base: Option<String>,
+        offset: i64,
+    },
     /// `{%f1, %f2, _, %f4}` for vector loads and stores, `_` as None.
     Vector(Vec<Option<String>>),
     /// `%p1|%p2`: setp's two predicate outputs.

@@ -16,14 +16,16 @@ pub fn entry_signatures(ptx: &str) -> Vec<EntrySignature> {
         let name_end = rest.find(|c: char| c == '(' || c.is_whitespace()).unwrap_or(rest.len());
         let name = rest[..name_end].trim().to_string();
         let mut param_types = Vec::new();
-        if let Some(open) = rest.find('(') {
-            if let Some(close) = rest[open..].find(')') {
-                for decl in rest[open + 1..open + close].split(',') {
-                    // `.param .u64 name` or `.param .align 8 .b8 name[16]`
-                    let ty = decl.split_whitespace().filter(|t| t.starts_with('.') && *t != ".param" && *t != ".align").last();
-                    if let Some(ty) = ty {
-                        param_types.push(ty.trim_start_matches('.').to_string());
-                    }
+        if let Some(open) = rest.find('(')
+            && let Some(close) = rest[open..].find(')')
+        {
+            for decl in rest[open + 1..open + close].split(',') {
+                // `.param .u64 name` or `.param .align 8 .b8 name[16]`
+                let ty = decl
+                    .split_whitespace()
+                    .rfind(|t| t.starts_with('.') && *t != ".param" && *t != ".align");
+                if let Some(ty) = ty {
+                    param_types.push(ty.trim_start_matches('.').to_string());
                 }
             }
         }

@@ -66,14 +66,23 @@ pub fn tokenize(text: &str) -> Result<Vec<Token>, LexError> {
             i += 1;
             while i < chars.len() && chars[i] != '"' {
                 if chars[i] == '\n' {
-                    return Err(LexError { line, message: "unterminated string".into() });
+                    return Err(LexError {
+                        line,
+                        message: "unterminated string".into(),
+                    });
                 }
                 i += 1;
             }
             if i >= chars.len() {
-                return Err(LexError { line, message: "unterminated string".into() });
+                return Err(LexError {
+                    line,
+                    message: "unterminated string".into(),
+                });
             }
-            tokens.push(Token { tok: Tok::Str(chars[start..i].iter().collect()), line });
+            tokens.push(Token {
+                tok: Tok::Str(chars[start..i].iter().collect()),
+                line,
+            });
             i += 1;
         } else if c.is_ascii_digit() {
             let start = i;
@@ -81,19 +90,31 @@ pub fn tokenize(text: &str) -> Result<Vec<Token>, LexError> {
                 i += 1;
             }
             let text: String = chars[start..i].iter().collect();
-            let tok = number(&text).ok_or_else(|| LexError { line, message: format!("bad number `{text}`") })?;
+            let tok = number(&text).ok_or_else(|| LexError {
+                line,
+                message: format!("bad number `{text}`"),
+            })?;
             tokens.push(Token { tok, line });
         } else if is_word_start(c) {
             let start = i;
             while i < chars.len() && is_word_char(chars[i]) {
                 i += 1;
             }
-            tokens.push(Token { tok: Tok::Word(chars[start..i].iter().collect()), line });
+            tokens.push(Token {
+                tok: Tok::Word(chars[start..i].iter().collect()),
+                line,
+            });
         } else if "{}[]();:,+-@!<>=|".contains(c) {
-            tokens.push(Token { tok: Tok::Punct(c), line });
+            tokens.push(Token {
+                tok: Tok::Punct(c),
+                line,
+            });
             i += 1;
         } else {
-            return Err(LexError { line, message: format!("unexpected character `{c}`") });
+            return Err(LexError {
+                line,
+                message: format!("unexpected character `{c}`"),
+            });
         }
     }
     Ok(tokens)
@@ -101,15 +122,15 @@ pub fn tokenize(text: &str) -> Result<Vec<Token>, LexError> {
 
 fn number(text: &str) -> Option<Tok> {
     let lower = text.to_ascii_lowercase();
-    if let Some(hex) = lower.strip_prefix("0f") {
-        if hex.len() == 8 {
-            return u32::from_str_radix(hex, 16).ok().map(Tok::F32);
-        }
+    if let Some(hex) = lower.strip_prefix("0f")
+        && hex.len() == 8
+    {
+        return u32::from_str_radix(hex, 16).ok().map(Tok::F32);
     }
-    if let Some(hex) = lower.strip_prefix("0d") {
-        if hex.len() == 16 {
-            return u64::from_str_radix(hex, 16).ok().map(Tok::F64);
-        }
+    if let Some(hex) = lower.strip_prefix("0d")
+        && hex.len() == 16
+    {
+        return u64::from_str_radix(hex, 16).ok().map(Tok::F64);
     }
     let digits = lower.trim_end_matches('u');
     if let Some(hex) = digits.strip_prefix("0x") {

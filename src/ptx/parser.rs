@@ -21,8 +21,15 @@ impl std::fmt::Display for PtxError {
 impl std::error::Error for PtxError {}
 
 pub fn parse_module(text: &str) -> Result<Module, PtxError> {
-    let tokens = tokenize(text).map_err(|e| PtxError { line: e.line, message: e.message })?;
-    let mut parser = Parser { tokens, pos: 0, loc: (0, 0, 0) };
+    let tokens = tokenize(text).map_err(|e| PtxError {
+        line: e.line,
+        message: e.message,
+    })?;
+    let mut parser = Parser {
+        tokens,
+        pos: 0,
+        loc: (0, 0, 0),
+    };
     parser.module()
 }
 
@@ -50,7 +57,10 @@ impl Parser {
     }
 
     fn error<T>(&self, message: impl Into<String>) -> Result<T, PtxError> {
-        Err(PtxError { line: self.line(), message: message.into() })
+        Err(PtxError {
+            line: self.line(),
+            message: message.into(),
+        })
     }
 
     fn peek(&self) -> Option<&Tok> {
@@ -81,7 +91,11 @@ impl Parser {
     }
 
     fn expect_punct(&mut self, c: char) -> Result<(), PtxError> {
-        if self.eat_punct(c) { Ok(()) } else { self.error(format!("expected `{c}`, found {}", self.describe())) }
+        if self.eat_punct(c) {
+            Ok(())
+        } else {
+            self.error(format!("expected `{c}`, found {}", self.describe()))
+        }
     }
 
     fn describe(&self) -> String {
@@ -148,7 +162,9 @@ impl Parser {
                 ".file" => {
                     self.pos += 1;
                     let index = self.int()? as u32;
-                    let Some(Tok::Str(path)) = self.next() else { return self.error("bad .file") };
+                    let Some(Tok::Str(path)) = self.next() else {
+                        return self.error("bad .file");
+                    };
                     while self.eat_punct(',') {
                         self.int()?;
                     }
@@ -212,7 +228,11 @@ impl Parser {
             self.param_list()?;
         }
         let name = self.word()?;
-        let params = if self.is_punct('(') { self.param_list()? } else { Vec::new() };
+        let params = if self.is_punct('(') {
+            self.param_list()?
+        } else {
+            Vec::new()
+        };
         let mut function = Function {
             name,
             is_entry,
@@ -237,12 +257,19 @@ impl Parser {
                             *d = self.int()? as u32;
                         }
                     }
-                    if which == ".reqntid" { function.reqntid = Some(dims) } else { function.maxntid = Some(dims) }
+                    if which == ".reqntid" {
+                        function.reqntid = Some(dims)
+                    } else {
+                        function.maxntid = Some(dims)
+                    }
                 }
                 Some(Tok::Word(w)) if w.starts_with('.') && w != ".reg" => {
                     // .minnctapersm N, .maxnreg N, .noreturn, .pragma ... : no effect on semantics.
                     self.pos += 1;
-                    while matches!(self.peek(), Some(Tok::Int(_)) | Some(Tok::Punct(',')) | Some(Tok::Str(_))) {
+                    while matches!(
+                        self.peek(),
+                        Some(Tok::Int(_)) | Some(Tok::Punct(',')) | Some(Tok::Str(_))
+                    ) {
                         self.pos += 1;
                     }
                     self.eat_punct(';');
@@ -284,13 +311,21 @@ impl Parser {
                 }
             }
             let name = self.word()?;
-            let elem = type_bytes(&ty).ok_or(PtxError { line: self.line(), message: format!("parameter `{name}` has no type") })?;
+            let elem = type_bytes(&ty).ok_or(PtxError {
+                line: self.line(),
+                message: format!("parameter `{name}` has no type"),
+            })?;
             let mut bytes = elem;
             while self.eat_punct('[') {
                 bytes *= self.int()? as u32;
                 self.expect_punct(']')?;
             }
-            params.push(Param { name, ty, align: align.max(elem), bytes });
+            params.push(Param {
+                name,
+                ty,
+                align: align.max(elem),
+                bytes,
+            });
             if !self.eat_punct(',') {
                 self.expect_punct(')')?;
                 break;
@@ -328,7 +363,10 @@ impl Parser {
             }
         }
         let name = self.word()?;
-        let elem_bytes = type_bytes(&elem).ok_or(PtxError { line: ptx_line, message: format!("variable `{name}` has no type") })? as u64;
+        let elem_bytes = type_bytes(&elem).ok_or(PtxError {
+            line: ptx_line,
+            message: format!("variable `{name}` has no type"),
+        })? as u64;
         let mut bytes = elem_bytes;
         let mut is_extern = false;
         while self.eat_punct('[') {
@@ -367,7 +405,16 @@ impl Parser {
             init = Some(data);
         }
         self.expect_punct(';')?;
-        Ok(Variable { space, name, align: align.max(elem_bytes as u32), elem, bytes, is_extern, init, ptx_line })
+        Ok(Variable {
+            space,
+            name,
+            align: align.max(elem_bytes as u32),
+            elem,
+            bytes,
+            is_extern,
+            init,
+            ptx_line,
+        })
     }
 
     fn body(&mut self, function: &mut Function) -> Result<(), PtxError> {
@@ -472,7 +519,11 @@ impl Parser {
             None
         };
         let opcode_word = self.word()?;
-        let opcode: Vec<String> = opcode_word.split('.').filter(|s| !s.is_empty()).map(str::to_string).collect();
+        let opcode: Vec<String> = opcode_word
+            .split('.')
+            .filter(|s| !s.is_empty())
+            .map(str::to_string)
+            .collect();
         let mut operands = Vec::new();
         if !self.eat_punct(';') {
             loop {
@@ -483,7 +534,13 @@ impl Parser {
                 self.expect_punct(',')?;
             }
         }
-        Ok(Instruction { guard, opcode, operands, ptx_line, loc: self.loc })
+        Ok(Instruction {
+            guard,
+            opcode,
+            operands,
+            ptx_line,
+            loc: self.loc,
+        })
     }
 
     fn operand(&mut self) -> Result<Operand, PtxError> {
@@ -496,15 +553,15 @@ impl Parser {
                     base = Some(w);
                 }
                 loop {
-                    if self.eat_punct('+') {
-                        offset += self.int()?;
-                    } else if self.is_punct('-') {
-                        offset += self.int()?;
-                    } else if base.is_none() && matches!(self.peek(), Some(Tok::Int(_))) {
-                        offset += self.int()?;
-                    } else {
+                    // `+4`, `+-4`, `-4`, or a bare number for an absolute address; `int()`
+                    // takes a leading minus itself.
+                    let more = self.eat_punct('+')
+                        || self.is_punct('-')
+                        || (base.is_none() && matches!(self.peek(), Some(Tok::Int(_))));
+                    if !more {
                         break;
                     }
+                    offset += self.int()?;
                 }
                 self.expect_punct(']')?;
                 Ok(Operand::Address { base, offset })
@@ -588,12 +645,30 @@ $L__BB0_2:
         assert_eq!(f.reqntid, Some([32, 8, 1]));
         assert_eq!(f.regs[1].names.len(), 5);
         assert_eq!(f.vars[0].bytes, 2448);
-        let instrs: Vec<&Instruction> =
-            f.body.iter().filter_map(|s| if let Statement::Instruction(i) = s { Some(i) } else { None }).collect();
+        let instrs: Vec<&Instruction> = f
+            .body
+            .iter()
+            .filter_map(|s| {
+                if let Statement::Instruction(i) = s {
+                    Some(i)
+                } else {
+                    None
+                }
+            })
+            .collect();
         assert_eq!(instrs[0].loc, (1, 7, 0));
         assert_eq!(instrs[1].guard, Some(("%p1".to_string(), true)));
-        assert_eq!(instrs[2].operands[0], Operand::Address { base: Some("%r1".into()), offset: -8 });
-        assert_eq!(instrs[2].operands[1], Operand::Vector(vec![Some("%f1".into()), Some("%f2".into())]));
+        assert_eq!(
+            instrs[2].operands[0],
+            Operand::Address {
+                base: Some("%r1".into()),
+                offset: -8
+            }
+        );
+        assert_eq!(
+            instrs[2].operands[1],
+            Operand::Vector(vec![Some("%f1".into()), Some("%f2".into())])
+        );
         assert!(f.body.contains(&Statement::Label("$L__BB0_2".into())));
     }
 

@@ -1,0 +1,23 @@
+# Quick start: `make run` opens haloscope, `make test` runs every test.
+CARGO ?= cargo
+
+.PHONY: run test setup build lint bench
+
+setup:
+	@scripts/setup.sh
+
+build: setup
+	$(CARGO) build --release
+
+run: build
+	$(CARGO) run --release --quiet -- run --lesson stencil-2d
+
+lint:
+	$(CARGO) fmt --check
+	$(CARGO) clippy --release --all-targets -- -D warnings
+
+test: setup lint
+	$(CARGO) test --release
+
+bench: setup
+	$(CARGO) bench
