@@ -65,6 +65,8 @@ pub fn candidates(configured: Option<&Path>) -> Vec<NvrtcLocation> {
         push_dir(&mut found, &toolkit.join("lib64"), "CUDA toolkit");
         push_dir(&mut found, &toolkit.join("lib"), "CUDA toolkit");
     }
+    let mut seen = std::collections::HashSet::new();
+    found.retain(|c| seen.insert(c.path.canonicalize().unwrap_or_else(|_| c.path.clone())));
     found
 }
 
