@@ -7,7 +7,9 @@
 pub mod backend;
 pub mod cli;
 pub mod compile;
+pub mod cudalibs;
 pub mod emu;
+pub mod gpu;
 pub mod harness;
 pub mod lesson;
 pub mod pipeline;

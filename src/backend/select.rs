@@ -2,6 +2,7 @@
 
 use super::{Backend, KernelFault};
 use crate::emu::{EmulatorBackend, EmulatorOptions};
+use crate::gpu::{GpuBackend, gpu_present};
 use serde::{Deserialize, Serialize};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, clap::ValueEnum, Default)]
@@ -13,12 +14,20 @@ pub enum BackendChoice {
     Gpu,
 }
 
-/// Opens the chosen backend, or says why it is not available.
+/// Opens the chosen backend, or says why it is not available. `auto` falls back to the
+/// emulator when no GPU is found or the GPU worker cannot start.
 pub fn open_backend(choice: BackendChoice) -> Result<Box<dyn Backend>, KernelFault> {
+    let emulator = || Box::new(EmulatorBackend::new(EmulatorOptions::default())) as Box<dyn Backend>;
     match choice {
-        BackendChoice::Emu | BackendChoice::Auto => Ok(Box::new(EmulatorBackend::new(EmulatorOptions::default()))),
-        BackendChoice::Gpu => Err(KernelFault::Infrastructure {
-            message: "backend not available: the GPU backend is not built yet".into(),
-        }),
+        BackendChoice::Emu => Ok(emulator()),
+        BackendChoice::Gpu => Ok(Box::new(GpuBackend::open()?)),
+        BackendChoice::Auto if gpu_present() => match GpuBackend::open() {
+            Ok(gpu) => Ok(Box::new(gpu)),
+            Err(fault) => {
+                eprintln!("haloscope: a GPU was found but is not usable ({}); using the emulator", fault.message());
+                Ok(emulator())
+            }
+        },
+        BackendChoice::Auto => Ok(emulator()),
     }
 }

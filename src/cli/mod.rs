@@ -37,6 +37,26 @@ pub enum Command {
     },
     /// Show what haloscope found: NVRTC, driver, GPU, CUPTI.
     Doctor,
+    /// Launch a kernel on the GPU with no profiler attached (for `ncu` comparisons).
+    #[command(hide = true)]
+    Launch {
+        #[arg(long)]
+        lesson: String,
+        #[arg(long, value_name = "FILE")]
+        kernel: std::path::PathBuf,
+        /// Problem size (default: the lesson's profile size).
+        #[arg(long)]
+        n: Option<u32>,
+        #[arg(long, default_value_t = 1)]
+        count: u32,
+    },
+    /// The GPU worker process (started by haloscope itself; JSON lines on stdin/stdout).
+    #[command(hide = true)]
+    Worker {
+        /// Answer one request and exit (the CUPTI profiler child).
+        #[arg(long)]
+        one_shot: bool,
+    },
 }
 
 #[derive(clap::Args, Debug)]
@@ -81,6 +101,8 @@ pub fn main_with(cli: Cli) -> i32 {
             command: LessonCommand::Check { dir, no_run },
         }) => lessons::check(&dir, no_run),
         Some(Command::Doctor) => doctor::doctor(),
+        Some(Command::Launch { lesson, kernel, n, count }) => run::launch(&course_dir, &lesson, &kernel, n, count),
+        Some(Command::Worker { one_shot }) => crate::gpu::worker_main(one_shot),
         None => {
             eprintln!("no command given; try `haloscope --help`");
             2

@@ -126,3 +126,41 @@ fn verdict_matches(expect: Expectation, verdict: Verdict) -> bool {
             | (Expectation::KernelFault, Verdict::KernelFault)
     )
 }
+
+/// `haloscope launch`: compile for the GPU and launch `count` times, nothing else.
+pub fn launch(course_dir: &Path, lesson_id: &str, kernel: &Path, n: Option<u32>, count: u32) -> i32 {
+    let Ok(course) = Course::load(course_dir) else { return Verdict::InfraError.exit_code() };
+    let Some(lesson) = course.get(lesson_id) else {
+        eprintln!("{}", course.unknown_lesson_message(lesson_id));
+        return Verdict::InfraError.exit_code();
+    };
+    let request = match request_for(kernel, None, None) {
+        Ok(r) => r,
+        Err(m) => {
+            eprintln!("{m}");
+            return Verdict::InfraError.exit_code();
+        }
+    };
+    let sm = match crate::gpu::compute_capability() {
+        Ok(cc) => cc,
+        Err(message) => {
+            eprintln!("{message}");
+            return Verdict::InfraError.exit_code();
+        }
+    };
+    let target = crate::compile::Target::Cubin { sm: (sm.0 * 10 + sm.1) as u32 };
+    let compiled = match crate::compile::compile_kernel(&request.source, &request.source_name, lesson, target, None) {
+        Ok(k) => k,
+        Err(f) => {
+            eprintln!("{}", f.headline());
+            return Verdict::CompileError.exit_code();
+        }
+    };
+    match crate::gpu::launch_only(lesson, &compiled, n.unwrap_or(lesson.profile_size), count) {
+        Ok(()) => 0,
+        Err(f) => {
+            eprintln!("{}", f.message());
+            Verdict::KernelFault.exit_code()
+        }
+    }
+}

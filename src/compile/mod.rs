@@ -3,10 +3,8 @@
 
 mod contract_probe;
 mod diagnostics;
-mod locate;
 mod nvrtc;
 
 pub use contract_probe::PROBE_FILE;
 pub use diagnostics::{Diagnostic, Severity, parse_nvrtc_log};
-pub use locate::{NVRTC_ENV, NvrtcLocation, candidates as nvrtc_candidates, ensure_nvrtc_loaded, nvrtc_install_help};
 pub use nvrtc::{CompileFailure, CompiledKernel, Target, compile_kernel, nvrtc_version};

@@ -2,7 +2,7 @@
 
 use super::contract_probe::{PROBE_FILE, probe_source};
 use super::diagnostics::{Diagnostic, Severity, parse_nvrtc_log};
-use super::locate::{NvrtcLocation, ensure_nvrtc_loaded};
+use crate::cudalibs::{CudaLib, LibLocation, ensure_loaded};
 use crate::lesson::Lesson;
 use crate::ptx::entries::entry_signatures;
 use cudarc::nvrtc::{result, sys};
@@ -43,7 +43,7 @@ pub struct CompiledKernel {
     /// Warnings and notes; a successful compile has no errors.
     pub diagnostics: Vec<Diagnostic>,
     pub nvrtc_version: String,
-    pub nvrtc: NvrtcLocation,
+    pub nvrtc: LibLocation,
     pub millis: f64,
 }
 
@@ -91,7 +91,7 @@ pub fn compile_kernel(
     nvrtc_path: Option<&Path>,
 ) -> Result<CompiledKernel, CompileFailure> {
     let started = std::time::Instant::now();
-    let nvrtc = ensure_nvrtc_loaded(nvrtc_path).map_err(|help| CompileFailure::NvrtcUnavailable { help })?;
+    let nvrtc = ensure_loaded(CudaLib::Nvrtc, nvrtc_path).map_err(|help| CompileFailure::NvrtcUnavailable { help })?;
     let full_source = format!("{source}\n{}", probe_source(lesson));
     let output =
         run_nvrtc(&full_source, source_name, target).map_err(|message| CompileFailure::Internal { message })?;

@@ -5,8 +5,19 @@ use haloscope::lesson::{Course, Lesson};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+/// The checkout: `$HALOSCOPE_ROOT`, else where this test was built, else the working
+/// directory (test binaries carried to another machine run from the checkout there).
 pub fn root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+    if let Some(root) = std::env::var_os("HALOSCOPE_ROOT") {
+        return root.into();
+    }
+    let built = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+    if built.join("lessons").is_dir() { built } else { std::env::current_dir().unwrap() }
+}
+
+/// The haloscope binary: `$HALOSCOPE_BIN`, else the one cargo built for this test.
+pub fn binary() -> PathBuf {
+    std::env::var_os("HALOSCOPE_BIN").map(PathBuf::from).unwrap_or_else(|| PathBuf::from(env!("CARGO_BIN_EXE_haloscope")))
 }
 
 pub fn course() -> Course {
@@ -19,7 +30,7 @@ pub fn lesson(id: &str) -> Lesson {
 
 /// Runs the haloscope binary from the repository root.
 pub fn haloscope(args: &[&str]) -> (i32, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_haloscope"))
+    let out = Command::new(binary())
         .args(args)
         .current_dir(root())
         .output()

@@ -1,0 +1,15 @@
+#!/usr/bin/env bash
+# Builds the release binary and the GPU test binary into .devbin/ for the device machine.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+cargo build --release
+mkdir -p .devbin
+cp target/release/haloscope .devbin/haloscope
+test_bin=$(cargo test --release --test gpu --no-run --message-format=json 2>/dev/null \
+    | python3 -c 'import json,sys
+for l in sys.stdin:
+    m = json.loads(l)
+    if m.get("reason") == "compiler-artifact" and m.get("executable") and m["target"]["name"] == "gpu":
+        print(m["executable"])')
+cp "$test_bin" .devbin/test-gpu
+ls -la .devbin

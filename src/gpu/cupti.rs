@@ -1,0 +1,203 @@
+//! Global-memory sectors from CUPTI's SASS Metrics API, per SASS instruction, mapped to
+//! source lines through CUPTI's SASS-to-source correlation on the cubin we loaded.
+//!
+//! Runs only in the one-shot profiler child: CUPTI collects SASS metrics once per process
+//! (after the first flush nothing more is recorded), and only for the first function
+//! launched after Enable, so this child launches one kernel, its N launches, one flush.
+//! The module is loaded before Enable (the worker runs with CUDA_MODULE_LOADING=EAGER and
+//! lazy patching off, since lazy loading can deadlock SASS patching).
+
+use super::device::{Device, driver_fault};
+use super::protocol::{GpuProfile, KernelImage, PcRecord};
+use crate::backend::KernelFault;
+use crate::cudalibs::{CudaLib, ensure_loaded};
+use crate::harness::random_inputs;
+use crate::lesson::Lesson;
+use cudarc::cupti::sys;
+use std::ffi::{CStr, CString, c_char, c_void};
+use std::ptr::null_mut;
+
+const SECTORS: &str = "smsp__sass_sectors_mem_global";
+const LOADS: &str = "smsp__sass_inst_executed_op_global_ld";
+const STORES: &str = "smsp__sass_inst_executed_op_global_st";
+
+unsafe extern "C" {
+    fn free(ptr: *mut c_void);
+}
+
+fn check(what: &str, result: sys::CUptiResult) -> Result<(), KernelFault> {
+    if result == sys::CUptiResult::CUPTI_SUCCESS {
+        return Ok(());
+    }
+    let mut text: *const c_char = std::ptr::null();
+    // SAFETY: CUPTI returns a static string.
+    unsafe { sys::cuptiGetResultString(result, &mut text) };
+    let text = if text.is_null() { format!("{result:?}") } else { unsafe { CStr::from_ptr(text) }.to_string_lossy().into_owned() };
+    Err(KernelFault::Infrastructure { message: format!("CUPTI {what} failed: {text}") })
+}
+
+pub fn profile_with_cupti(d: &mut Device, lesson: &Lesson, kernel: &KernelImage, n: u32, launches: u32) -> Result<GpuProfile, KernelFault> {
+    let started = std::time::Instant::now();
+    ensure_loaded(CudaLib::Cupti, None).map_err(|message| KernelFault::Infrastructure { message })?;
+    // Everything that is not the measured kernel happens before Enable.
+    let f = d.function(kernel)?;
+    let count = lesson.stencil.elements(n);
+    let d_in = d.stream.clone_htod(&random_inputs(count, 2)).map_err(|e| driver_fault("copying the input", e))?;
+    let mut d_out = d.stream.alloc_zeros::<f32>(count).map_err(|e| driver_fault("allocating the output", e))?;
+    d.stream.synchronize().map_err(|e| driver_fault("setup", e))?;
+    let ctx = d.ctx.cu_ctx() as _;
+
+    // SAFETY (this block): CUPTI parameter structs are filled as its headers require, with
+    // their struct sizes, and outlive the calls that use them.
+    unsafe {
+        let mut init = sys::CUpti_Profiler_Initialize_Params { structSize: sys::Profiler_Initialize_Params_STRUCT_SIZE as usize, pPriv: null_mut() };
+        check("cuptiProfilerInitialize", sys::cuptiProfilerInitialize(&mut init))?;
+
+        let mut supported: sys::CUpti_Profiler_DeviceSupported_Params = std::mem::zeroed();
+        supported.structSize = sys::Profiler_DeviceSupported_Params_STRUCT_SIZE as usize;
+        supported.cuDevice = d.ctx.cu_device() as _;
+        supported.api = sys::CUpti_Profiler_API::CUPTI_PROFILER_SASS_METRICS;
+        check("cuptiProfilerDeviceSupported", sys::cuptiProfilerDeviceSupported(&mut supported))?;
+        if supported.isSupported != sys::CUpti_Profiler_Support_Level::CUPTI_PROFILER_CONFIGURATION_SUPPORTED {
+            return Err(KernelFault::Infrastructure {
+                message: format!(
+                    "CUPTI SASS metrics are not supported on this device (architecture {:?}, vGPU {:?}, confidential compute {:?})",
+                    supported.architecture, supported.vGpu, supported.confidentialCompute
+                ),
+            });
+        }
+
+        let mut chip = sys::CUpti_Device_GetChipName_Params { structSize: sys::Device_GetChipName_Params_STRUCT_SIZE as usize, pPriv: null_mut(), deviceIndex: 0, pChipName: std::ptr::null() };
+        check("cuptiDeviceGetChipName", sys::cuptiDeviceGetChipName(&mut chip))?;
+
+        let names = [SECTORS, LOADS, STORES];
+        let mut configs = Vec::new();
+        for name in names {
+            let c_name = CString::new(name).expect("metric name");
+            let mut props: sys::CUpti_SassMetrics_GetProperties_Params = std::mem::zeroed();
+            props.structSize = sys::SassMetrics_GetProperties_Params_STRUCT_SIZE as usize;
+            props.pChipName = chip.pChipName;
+            props.pMetricName = c_name.as_ptr();
+            check(&format!("cuptiSassMetricsGetProperties({name})"), sys::cuptiSassMetricsGetProperties(&mut props))?;
+            configs.push(sys::CUpti_SassMetrics_Config {
+                metricId: props.metric.metricId,
+                outputGranularity: sys::CUpti_SassMetrics_OutputGranularity::CUPTI_SASS_METRICS_OUTPUT_GRANULARITY_GPU as u8,
+            });
+        }
+        let ids: Vec<u64> = configs.iter().map(|c| c.metricId).collect();
+
+        let mut set = sys::CUpti_SassMetricsSetConfig_Params {
+            structSize: sys::SassMetricsSetConfig_Params_STRUCT_SIZE as usize,
+            pPriv: null_mut(),
+            numOfMetricConfig: configs.len(),
+            pConfigs: configs.as_mut_ptr(),
+            deviceIndex: 0,
+        };
+        check("cuptiSassMetricsSetConfig", sys::cuptiSassMetricsSetConfig(&mut set))?;
+        let mut enable = sys::CUpti_SassMetricsEnable_Params { structSize: sys::SassMetricsEnable_Params_STRUCT_SIZE as usize, pPriv: null_mut(), ctx, enableLazyPatching: 0 };
+        check("cuptiSassMetricsEnable", sys::cuptiSassMetricsEnable(&mut enable))?;
+
+        for _ in 0..launches {
+            d.launch(&f, lesson, n, &d_in, &mut d_out).map_err(|e| driver_fault("a profiled launch", e))?;
+        }
+        d.stream.synchronize().map_err(|e| driver_fault("the profiled launches", e))?;
+
+        let mut props = sys::CUpti_SassMetricsGetDataProperties_Params {
+            structSize: sys::SassMetricsGetDataProperties_Params_STRUCT_SIZE as usize,
+            pPriv: null_mut(),
+            ctx,
+            numOfPatchedInstructionRecords: 0,
+            numOfInstances: 0,
+        };
+        check("cuptiSassMetricsGetDataProperties", sys::cuptiSassMetricsGetDataProperties(&mut props))?;
+        let records = props.numOfPatchedInstructionRecords;
+        let instances = props.numOfInstances;
+        let mut values: Vec<Vec<sys::CUpti_SassMetrics_InstanceValue>> =
+            (0..records).map(|_| vec![sys::CUpti_SassMetrics_InstanceValue { metricId: 0, value: 0 }; instances]).collect();
+        let mut data: Vec<sys::CUpti_SassMetrics_Data> = values
+            .iter_mut()
+            .map(|v| sys::CUpti_SassMetrics_Data {
+                structSize: std::mem::size_of::<sys::CUpti_SassMetrics_Data>(),
+                pPriv: null_mut(),
+                cubinCrc: 0,
+                functionIndex: 0,
+                functionName: std::ptr::null(),
+                pcOffset: 0,
+                pInstanceValues: v.as_mut_ptr(),
+            })
+            .collect();
+        if records > 0 && instances > 0 {
+            let mut flush = sys::CUpti_SassMetricsFlushData_Params {
+                structSize: sys::SassMetricsFlushData_Params_STRUCT_SIZE as usize,
+                pPriv: null_mut(),
+                ctx,
+                numOfPatchedInstructionRecords: records,
+                numOfInstances: instances,
+                pMetricsData: data.as_mut_ptr(),
+            };
+            check("cuptiSassMetricsFlushData", sys::cuptiSassMetricsFlushData(&mut flush))?;
+        }
+        let mut disable = sys::CUpti_SassMetricsDisable_Params { structSize: sys::SassMetricsDisable_Params_STRUCT_SIZE as usize, pPriv: null_mut(), ctx, numOfDroppedRecords: 0 };
+        check("cuptiSassMetricsDisable", sys::cuptiSassMetricsDisable(&mut disable))?;
+
+        let cubin = kernel.cubin();
+        let mut out = Vec::new();
+        for (record, vals) in data.iter().zip(&values) {
+            let function = if record.functionName.is_null() { kernel.entry.clone() } else { CStr::from_ptr(record.functionName).to_string_lossy().into_owned() };
+            let value = |id: u64| vals.iter().filter(|v| v.metricId == id).map(|v| v.value).sum::<u64>();
+            let (line, file) = match &cubin {
+                Some(c) => source_line(c, &function, record.pcOffset as u64),
+                None => (0, String::new()),
+            };
+            out.push(PcRecord {
+                pc_offset: record.pcOffset,
+                line,
+                file,
+                sectors: value(ids[0]),
+                global_loads: value(ids[1]),
+                global_stores: value(ids[2]),
+            });
+            if !record.functionName.is_null() {
+                free(record.functionName as *mut c_void);
+            }
+        }
+        out.sort_by_key(|r| r.pc_offset);
+        let mut unset = sys::CUpti_SassMetricsUnsetConfig_Params { structSize: sys::SassMetricsUnsetConfig_Params_STRUCT_SIZE as usize, pPriv: null_mut(), deviceIndex: 0 };
+        let _ = sys::cuptiSassMetricsUnsetConfig(&mut unset);
+        Ok(GpuProfile {
+            launches,
+            records: out,
+            source: format!("CUPTI SASS metrics ({SECTORS}) over {launches} launches at n={n}, dropped records: {}", disable.numOfDroppedRecords),
+            millis: started.elapsed().as_secs_f64() * 1e3,
+        })
+    }
+}
+
+/// Source line of a SASS instruction (needs the cubin to have been built with -lineinfo).
+fn source_line(cubin: &[u8], function: &str, pc_offset: u64) -> (u32, String) {
+    let Ok(name) = CString::new(function) else { return (0, String::new()) };
+    let mut params = sys::CUpti_GetSassToSourceCorrelationParams {
+        size: std::mem::size_of::<sys::CUpti_GetSassToSourceCorrelationParams>(),
+        cubin: cubin.as_ptr() as *const c_void,
+        functionName: name.as_ptr(),
+        cubinSize: cubin.len(),
+        lineNumber: 0,
+        pcOffset: pc_offset,
+        fileName: null_mut(),
+        dirName: null_mut(),
+    };
+    // SAFETY: the cubin and name outlive the call; CUPTI allocates the strings with malloc.
+    unsafe {
+        if sys::cuptiGetSassToSourceCorrelation(&mut params) != sys::CUptiResult::CUPTI_SUCCESS {
+            return (0, String::new());
+        }
+        let file = if params.fileName.is_null() { String::new() } else { CStr::from_ptr(params.fileName).to_string_lossy().into_owned() };
+        if !params.fileName.is_null() {
+            free(params.fileName as *mut c_void);
+        }
+        if !params.dirName.is_null() {
+            free(params.dirName as *mut c_void);
+        }
+        (params.lineNumber, file)
+    }
+}

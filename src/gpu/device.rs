@@ -1,0 +1,119 @@
+//! The CUDA side of a worker: one context on device 0, the loaded kernel, buffers, and
+//! launches exactly as the lesson contract says. Every call's result is checked.
+
+use super::protocol::{DeviceInfo, KernelImage};
+use crate::backend::KernelFault;
+use crate::lesson::{Lesson, ParamKind};
+use cudarc::driver::{CudaContext, CudaFunction, CudaModule, CudaSlice, CudaStream, DevicePtr, DriverError, LaunchConfig, PushKernelArg, sys};
+use cudarc::nvrtc::Ptx;
+use std::sync::Arc;
+
+pub struct Device {
+    pub ctx: Arc<CudaContext>,
+    pub stream: Arc<CudaStream>,
+    loaded: Option<(u64, Arc<CudaModule>, CudaFunction)>,
+}
+
+/// A CUDA error in the learner's terms: errors that leave the context unusable (illegal
+/// address, launch failure) are crashes; the worker exits after reporting one.
+pub fn driver_fault(what: &str, e: DriverError) -> KernelFault {
+    let text = format!("{e:?}");
+    if text.contains("ILLEGAL_ADDRESS") || text.contains("LAUNCH_FAILED") || text.contains("MISALIGNED") || text.contains("ILLEGAL_INSTRUCTION") || text.contains("ASSERT") {
+        KernelFault::Crashed { message: format!("the GPU reported {text} during {what}: the kernel accessed memory it must not (the emulator names the thread and line)") }
+    } else {
+        KernelFault::Infrastructure { message: format!("CUDA error during {what}: {text}") }
+    }
+}
+
+impl Device {
+    pub fn open() -> Result<Device, String> {
+        // SAFETY: checks for libcuda before cudarc would panic on a missing library.
+        if !unsafe { cudarc::driver::sys::is_culib_present() } {
+            return Err("no NVIDIA driver (libcuda) on this machine".into());
+        }
+        let count = CudaContext::device_count().map_err(|e| format!("cuInit/cuDeviceGetCount failed: {e:?}"))?;
+        if count < 1 {
+            return Err("the NVIDIA driver reports no GPU".into());
+        }
+        let ctx = CudaContext::new(0).map_err(|e| format!("cannot create a CUDA context: {e:?}"))?;
+        // No implicit events around launches: timing and CUPTI see only the kernel.
+        // SAFETY: this process uses one stream and synchronises explicitly.
+        unsafe { ctx.disable_event_tracking() };
+        let stream = ctx.default_stream();
+        Ok(Device { ctx, stream, loaded: None })
+    }
+
+    pub fn info(&self) -> Result<DeviceInfo, DriverError> {
+        let (major, minor) = self.ctx.compute_capability()?;
+        let mut version = 0;
+        // SAFETY: plain out-parameter.
+        unsafe { sys::cuDriverGetVersion(&mut version) };
+        Ok(DeviceInfo {
+            name: self.ctx.name()?,
+            compute_capability: (major, minor),
+            driver_version: format!("{}.{}", version / 1000, (version % 1000) / 10),
+            memory_bytes: self.ctx.total_mem()? as u64,
+            copy_gbps: self.copy_bandwidth()?,
+        })
+    }
+
+    /// Device-to-device copy of 256 MiB, best of 5, counting bytes read and written.
+    fn copy_bandwidth(&self) -> Result<f64, DriverError> {
+        let count = 64 << 20; // floats
+        let src: CudaSlice<f32> = self.stream.alloc_zeros(count)?;
+        let mut dst: CudaSlice<f32> = self.stream.alloc_zeros(count)?;
+        let start = self.ctx.new_event(Some(sys::CUevent_flags::CU_EVENT_DEFAULT))?;
+        let end = self.ctx.new_event(Some(sys::CUevent_flags::CU_EVENT_DEFAULT))?;
+        let mut best = f64::MAX;
+        for _ in 0..5 {
+            start.record(&self.stream)?;
+            self.stream.memcpy_dtod(&src, &mut dst)?;
+            end.record(&self.stream)?;
+            end.synchronize()?;
+            best = best.min(start.elapsed_ms(&end)? as f64);
+        }
+        Ok(2.0 * (count * 4) as f64 / (best * 1e-3) / 1e9)
+    }
+
+    /// The kernel's function, loading its module once per distinct image.
+    pub fn function(&mut self, kernel: &KernelImage) -> Result<CudaFunction, KernelFault> {
+        let key = kernel.key();
+        if let Some((k, _, f)) = &self.loaded {
+            if *k == key {
+                return Ok(f.clone());
+            }
+        }
+        let image = match kernel.cubin() {
+            Some(cubin) => Ptx::from_binary(cubin),
+            None => Ptx::from_src(kernel.ptx.clone()),
+        };
+        let module = self.ctx.load_module(image).map_err(|e| driver_fault("module load", e))?;
+        let function = module.load_function(&kernel.entry).map_err(|e| driver_fault("cuModuleGetFunction", e))?;
+        self.loaded = Some((key, module, function.clone()));
+        Ok(function)
+    }
+
+    /// Launches once as the contract says: pinned block, derived grid, dynamic shared bytes.
+    pub fn launch(&self, f: &CudaFunction, lesson: &Lesson, n: u32, input: &CudaSlice<f32>, output: &mut CudaSlice<f32>) -> Result<(), DriverError> {
+        let (in_ptr, _in_sync) = input.device_ptr(&self.stream);
+        let (out_ptr, _out_sync) = output.device_ptr(&self.stream);
+        let n_arg = n as i32;
+        let mut builder = self.stream.launch_builder(f);
+        for p in &lesson.params {
+            match p.kind {
+                ParamKind::ConstFloatPtr => builder.arg(&in_ptr),
+                ParamKind::FloatPtr => builder.arg(&out_ptr),
+                ParamKind::Int => builder.arg(&n_arg),
+            };
+        }
+        let grid = lesson.grid_for(n);
+        let cfg = LaunchConfig {
+            grid_dim: (grid[0], grid[1], grid[2]),
+            block_dim: (lesson.block[0], lesson.block[1], lesson.block[2]),
+            shared_mem_bytes: lesson.dynamic_shared_bytes,
+        };
+        // SAFETY: the arguments match the signature NVRTC checked against the contract.
+        unsafe { builder.launch(cfg) }?;
+        Ok(())
+    }
+}

@@ -1,0 +1,171 @@
+//! The GPU backend: real launches through cudarc in a worker subprocess, sectors from CUPTI's
+//! SASS metrics in a one-shot profiler child, CUDA-event timing.
+
+mod cupti;
+mod device;
+mod process;
+pub mod protocol;
+mod worker;
+
+pub use worker::worker_main;
+
+use crate::backend::{Backend, BackendInfo, BackendKind, CancelFlag, KernelFault, SizeRun};
+use crate::compile::{CompiledKernel, Target};
+use crate::lesson::Lesson;
+use crate::report::{LineSectors, SectorProfile, Timing};
+use process::{Worker, WorkerError};
+use protocol::{DeviceInfo, GpuProfile, KernelImage, Request, Response};
+use std::time::Duration;
+
+/// How long one verification launch (with its copies) may take before the worker is killed;
+/// `$HALOSCOPE_GPU_TIMEOUT_S` overrides it.
+pub fn verify_timeout() -> Duration {
+    let seconds = std::env::var("HALOSCOPE_GPU_TIMEOUT_S").ok().and_then(|s| s.parse().ok()).unwrap_or(20);
+    Duration::from_secs(seconds)
+}
+/// The profiler child: CUPTI's patched launches run tens of times slower.
+pub const PROFILE_TIMEOUT: Duration = Duration::from_secs(120);
+pub const TIME_TIMEOUT: Duration = Duration::from_secs(30);
+const HELLO_TIMEOUT: Duration = Duration::from_secs(60);
+
+/// Whether this machine has an NVIDIA driver and at least one GPU (checked in-process,
+/// without creating a context).
+pub fn gpu_present() -> bool {
+    // SAFETY: only probes for the library and calls cuInit / cuDeviceGetCount.
+    let driver = unsafe { cudarc::driver::sys::is_culib_present() };
+    driver && cudarc::driver::CudaContext::device_count().is_ok_and(|n| n > 0)
+}
+
+pub struct GpuBackend {
+    worker: Option<Worker>,
+    pub device: DeviceInfo,
+}
+
+impl GpuBackend {
+    /// Starts the worker and asks it for the device.
+    pub fn open() -> Result<GpuBackend, KernelFault> {
+        let mut worker = Worker::spawn(false).map_err(|e| infrastructure(&e))?;
+        match worker.request(&Request::Hello, HELLO_TIMEOUT).map_err(|e| infrastructure(&e))? {
+            Response::Hello { device: Some(device), .. } => Ok(GpuBackend { worker: Some(worker), device }),
+            Response::Hello { problem, .. } => Err(KernelFault::Infrastructure { message: format!("no usable GPU: {}", problem.unwrap_or_default()) }),
+            other => Err(KernelFault::Infrastructure { message: format!("unexpected worker reply {other:?}") }),
+        }
+    }
+
+    fn call(&mut self, request: &Request, timeout: Duration) -> Result<Response, KernelFault> {
+        if self.worker.is_none() {
+            self.worker = Some(Worker::spawn(false).map_err(|e| infrastructure(&e))?);
+        }
+        let result = self.worker.as_mut().expect("worker").request(request, timeout);
+        match result {
+            Ok(Response::Fault { fault }) => {
+                if matches!(fault, KernelFault::Crashed { .. }) {
+                    self.worker = None; // it exits after a crash; the next run starts a new one
+                }
+                Err(fault)
+            }
+            Ok(response) => Ok(response),
+            Err(error) => {
+                self.worker = None;
+                Err(worker_fault(&error))
+            }
+        }
+    }
+
+    fn image(kernel: &CompiledKernel) -> KernelImage {
+        KernelImage::new(&kernel.entry, kernel.cubin.as_deref(), &kernel.ptx)
+    }
+}
+
+fn infrastructure(error: &WorkerError) -> KernelFault {
+    KernelFault::Infrastructure { message: format!("GPU worker: {error:?}") }
+}
+
+fn worker_fault(error: &WorkerError) -> KernelFault {
+    match error {
+        WorkerError::Timeout(limit) => KernelFault::Timeout {
+            message: format!(
+                "the kernel did not finish within {} s (an endless loop?); the GPU worker was stopped and a new one starts with the next run",
+                limit.as_secs()
+            ),
+        },
+        WorkerError::Died(why) => KernelFault::Crashed { message: format!("the GPU worker process died ({why}); a new one starts with the next run") },
+        WorkerError::Spawn(why) => KernelFault::Infrastructure { message: why.clone() },
+    }
+}
+
+impl Backend for GpuBackend {
+    fn info(&self) -> BackendInfo {
+        let (major, minor) = self.device.compute_capability;
+        BackendInfo { kind: BackendKind::Gpu, device: format!("{} (sm_{major}{minor}), driver {}", self.device.name, self.device.driver_version) }
+    }
+
+    fn target(&self) -> Target {
+        let (major, minor) = self.device.compute_capability;
+        Target::Cubin { sm: (major * 10 + minor) as u32 }
+    }
+
+    fn verify_size(&mut self, lesson: &Lesson, kernel: &CompiledKernel, n: u32, seed: u64, _cancel: &CancelFlag) -> Result<SizeRun, KernelFault> {
+        let request = Request::Verify { lesson: Box::new(lesson.clone()), kernel: Self::image(kernel), n, seed };
+        match self.call(&request, verify_timeout())? {
+            Response::Verified { run, .. } => Ok(run),
+            other => Err(KernelFault::Infrastructure { message: format!("unexpected worker reply {other:?}") }),
+        }
+    }
+
+    fn profile(&mut self, lesson: &Lesson, kernel: &CompiledKernel, _cancel: &CancelFlag) -> Result<SectorProfile, KernelFault> {
+        // A fresh child per measurement: CUPTI collects SASS metrics once per process.
+        let mut child = Worker::spawn(true).map_err(|e| infrastructure(&e))?;
+        let request = Request::Profile { lesson: Box::new(lesson.clone()), kernel: Self::image(kernel), n: lesson.profile_size, launches: lesson.profile_launches };
+        match child.request(&request, PROFILE_TIMEOUT).map_err(|e| worker_fault(&e))? {
+            Response::Profiled { profile } => Ok(sector_profile(&profile, lesson.profile_size)),
+            Response::Fault { fault } => Err(fault),
+            other => Err(KernelFault::Infrastructure { message: format!("unexpected profiler reply {other:?}") }),
+        }
+    }
+
+    fn time(&mut self, lesson: &Lesson, kernel: &CompiledKernel, _cancel: &CancelFlag) -> Result<Option<Timing>, KernelFault> {
+        let request = Request::Time { lesson: Box::new(lesson.clone()), kernel: Self::image(kernel), launches: lesson.profile_launches };
+        match self.call(&request, TIME_TIMEOUT)? {
+            Response::Timed { mut timing } => {
+                timing.copy_gbps = Some(self.device.copy_gbps);
+                Ok(Some(timing))
+            }
+            other => Err(KernelFault::Infrastructure { message: format!("unexpected worker reply {other:?}") }),
+        }
+    }
+}
+
+/// CUPTI's per-instruction records summed into the report's shape. CUPTI gives no lane
+/// counts, so the ideal-sector columns stay empty on GPU runs.
+pub fn sector_profile(p: &GpuProfile, n: u32) -> SectorProfile {
+    let mut lines: std::collections::BTreeMap<u32, LineSectors> = Default::default();
+    let mut profile = SectorProfile { n, launches: p.launches, launches_executed: p.launches, source: p.source.clone(), ..SectorProfile::default() };
+    for r in p.records.iter().filter(|r| r.sectors > 0 || r.global_loads > 0 || r.global_stores > 0) {
+        let line = lines.entry(r.line).or_insert_with(|| LineSectors { line: r.line, ..LineSectors::default() });
+        line.sectors += r.sectors;
+        line.global_instructions += r.global_loads + r.global_stores;
+        profile.sectors += r.sectors;
+        if r.global_stores > 0 {
+            line.store_sectors += r.sectors;
+            profile.store_sectors += r.sectors;
+        } else {
+            line.load_sectors += r.sectors;
+            profile.load_sectors += r.sectors;
+        }
+    }
+    profile.per_line = lines.into_values().collect();
+    profile
+}
+
+/// Plain launches in this process, no profiler and no verification: what `ncu` measures in
+/// `scripts/gpu-check.sh` as the ground truth for our CUPTI and emulator figures.
+pub fn launch_only(lesson: &Lesson, kernel: &CompiledKernel, n: u32, launches: u32) -> Result<(), KernelFault> {
+    worker::launch_only(lesson, &GpuBackend::image(kernel), n, launches)
+}
+
+/// The compute capability of device 0, asked in this process.
+pub fn compute_capability() -> Result<(i32, i32), String> {
+    let d = device::Device::open()?;
+    d.ctx.compute_capability().map_err(|e| format!("{e:?}"))
+}

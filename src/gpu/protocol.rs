@@ -1,0 +1,92 @@
+//! What the parent and the GPU worker processes say to each other: one JSON object per
+//! line on the child's stdin and stdout.
+
+use crate::backend::{KernelFault, SizeRun};
+use crate::lesson::Lesson;
+use crate::report::Timing;
+use base64::Engine;
+use serde::{Deserialize, Serialize};
+
+/// A compiled kernel as it travels to a worker.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct KernelImage {
+    pub entry: String,
+    /// Machine code for the device (base64), when NVRTC produced it.
+    pub cubin_base64: Option<String>,
+    /// PTX, loaded only when there is no cubin.
+    pub ptx: String,
+}
+
+impl KernelImage {
+    pub fn new(entry: &str, cubin: Option<&[u8]>, ptx: &str) -> KernelImage {
+        KernelImage {
+            entry: entry.to_string(),
+            cubin_base64: cubin.map(|c| base64::engine::general_purpose::STANDARD.encode(c)),
+            ptx: ptx.to_string(),
+        }
+    }
+
+    pub fn cubin(&self) -> Option<Vec<u8>> {
+        self.cubin_base64.as_ref().and_then(|b| base64::engine::general_purpose::STANDARD.decode(b).ok())
+    }
+
+    /// Identifies the code, so a worker can keep a loaded module between requests.
+    pub fn key(&self) -> u64 {
+        use std::hash::{Hash, Hasher};
+        let mut h = std::collections::hash_map::DefaultHasher::new();
+        self.entry.hash(&mut h);
+        self.cubin_base64.hash(&mut h);
+        self.ptx.hash(&mut h);
+        h.finish()
+    }
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(tag = "op", rename_all = "snake_case")]
+pub enum Request {
+    Hello,
+    Verify { lesson: Box<Lesson>, kernel: KernelImage, n: u32, seed: u64 },
+    Time { lesson: Box<Lesson>, kernel: KernelImage, launches: u32 },
+    /// Only for the one-shot profiler child.
+    Profile { lesson: Box<Lesson>, kernel: KernelImage, n: u32, launches: u32 },
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct DeviceInfo {
+    pub name: String,
+    pub compute_capability: (i32, i32),
+    pub driver_version: String,
+    pub memory_bytes: u64,
+    /// Device-to-device copy bandwidth measured when the worker started (bytes read + written).
+    pub copy_gbps: f64,
+}
+
+/// One SASS instruction's counters over the profiled launches.
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq, Eq)]
+pub struct PcRecord {
+    pub pc_offset: u32,
+    pub line: u32,
+    pub file: String,
+    pub sectors: u64,
+    pub global_loads: u64,
+    pub global_stores: u64,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct GpuProfile {
+    pub launches: u32,
+    pub records: Vec<PcRecord>,
+    /// Where the figures came from, in words.
+    pub source: String,
+    pub millis: f64,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(tag = "reply", rename_all = "snake_case")]
+pub enum Response {
+    Hello { device: Option<DeviceInfo>, problem: Option<String> },
+    Verified { run: SizeRun, millis: f64 },
+    Timed { timing: Timing },
+    Profiled { profile: GpuProfile },
+    Fault { fault: KernelFault },
+}

@@ -1,0 +1,151 @@
+//! `haloscope worker`: the child process that owns the CUDA context. It answers requests
+//! from stdin, one JSON line each, so that a kernel that crashes or hangs takes down only
+//! this process. After a crash the context is unusable, so the worker reports it and exits.
+
+use super::cupti::profile_with_cupti;
+use super::device::{Device, driver_fault};
+use cudarc::driver::DriverError;
+use super::protocol::{KernelImage, Request, Response};
+use crate::backend::{KernelFault, SizeRun};
+use crate::harness::{check_size, random_inputs};
+use crate::lesson::Lesson;
+use crate::report::Timing;
+use std::io::{BufRead, Write};
+
+/// Serves requests until stdin closes. `one_shot`: answer one request and exit (the
+/// profiler child: CUPTI's SASS metrics can be collected once per process).
+pub fn worker_main(one_shot: bool) -> i32 {
+    let stdin = std::io::stdin();
+    let mut out = std::io::stdout().lock();
+    let mut device: Option<Device> = None;
+    for line in stdin.lock().lines() {
+        let Ok(line) = line else { break };
+        if line.trim().is_empty() {
+            continue;
+        }
+        let (response, fatal) = match serde_json::from_str::<Request>(&line) {
+            Ok(request) => handle(&mut device, request),
+            Err(e) => (Response::Fault { fault: KernelFault::Infrastructure { message: format!("bad request: {e}") } }, false),
+        };
+        let text = serde_json::to_string(&response).unwrap_or_else(|e| format!("{{\"reply\":\"fault\",\"fault\":{{\"kind\":\"infrastructure\",\"message\":\"{e}\"}}}}"));
+        if writeln!(out, "{text}").and_then(|_| out.flush()).is_err() {
+            return 1;
+        }
+        if fatal {
+            return 3;
+        }
+        if one_shot {
+            return 0;
+        }
+    }
+    0
+}
+
+fn device<'a>(slot: &'a mut Option<Device>) -> Result<&'a mut Device, KernelFault> {
+    if slot.is_none() {
+        *slot = Some(Device::open().map_err(|message| KernelFault::Infrastructure { message })?);
+    }
+    Ok(slot.as_mut().expect("device opened"))
+}
+
+/// Returns the response and whether the context is now unusable.
+fn handle(slot: &mut Option<Device>, request: Request) -> (Response, bool) {
+    let result = match request {
+        Request::Hello => {
+            return match device(slot) {
+                Ok(d) => match d.info() {
+                    Ok(info) => (Response::Hello { device: Some(info), problem: None }, false),
+                    Err(e) => (Response::Hello { device: None, problem: Some(format!("{e:?}")) }, false),
+                },
+                Err(fault) => (Response::Hello { device: None, problem: Some(fault.message()) }, false),
+            };
+        }
+        Request::Verify { lesson, kernel, n, seed } => device(slot).and_then(|d| verify(d, &lesson, &kernel, n, seed)),
+        Request::Time { lesson, kernel, launches } => {
+            device(slot).and_then(|d| time(d, &lesson, &kernel, launches)).map(|timing| Response::Timed { timing })
+        }
+        Request::Profile { lesson, kernel, n, launches } => device(slot)
+            .and_then(|d| profile_with_cupti(d, &lesson, &kernel, n, launches))
+            .map(|profile| Response::Profiled { profile }),
+    };
+    match result {
+        Ok(response) => (response, false),
+        Err(fault) => {
+            let fatal = matches!(fault, KernelFault::Crashed { .. });
+            (Response::Fault { fault }, fatal)
+        }
+    }
+}
+
+fn verify(d: &mut Device, lesson: &Lesson, kernel: &KernelImage, n: u32, seed: u64) -> Result<Response, KernelFault> {
+    let started = std::time::Instant::now();
+    let f = d.function(kernel)?;
+    let verification = check_size(lesson, n, seed, |input, output| {
+        let d_in = d.stream.clone_htod(input).map_err(|e| driver_fault("copying the input", e))?;
+        // The output arrives poisoned: the device copy starts poisoned too.
+        let mut d_out = d.stream.clone_htod(output).map_err(|e| driver_fault("poisoning the output", e))?;
+        d.launch(&f, lesson, n, &d_in, &mut d_out).map_err(|e| driver_fault("the launch", e))?;
+        d.stream.synchronize().map_err(|e| driver_fault("the kernel", e))?;
+        d.stream.memcpy_dtoh(&d_out, output).map_err(|e| driver_fault("copying the output back", e))?;
+        Ok::<(), KernelFault>(())
+    })?;
+    Ok(Response::Verified { run: SizeRun { verification, findings: Vec::new() }, millis: started.elapsed().as_secs_f64() * 1e3 })
+}
+
+/// CUDA events around each launch, after a warm-up; no profiler attached.
+fn time(d: &mut Device, lesson: &Lesson, kernel: &KernelImage, launches: u32) -> Result<Timing, KernelFault> {
+    use cudarc::driver::sys::CUevent_flags;
+    let f = d.function(kernel)?;
+    let n = lesson.profile_size;
+    let count = lesson.stencil.elements(n);
+    let d_in = d.stream.clone_htod(&random_inputs(count, 1)).map_err(fault("copying the input"))?;
+    let mut d_out = d.stream.alloc_zeros::<f32>(count).map_err(fault("allocating the output"))?;
+    for _ in 0..5 {
+        d.launch(&f, lesson, n, &d_in, &mut d_out).map_err(fault("a warm-up launch"))?;
+    }
+    d.stream.synchronize().map_err(fault("the warm-up"))?;
+    let events = |d: &Device| d.ctx.new_event(Some(CUevent_flags::CU_EVENT_DEFAULT)).map_err(fault("creating events"));
+    let mut pairs = Vec::new();
+    for _ in 0..launches {
+        let (start, end) = (events(d)?, events(d)?);
+        start.record(&d.stream).map_err(fault("recording an event"))?;
+        d.launch(&f, lesson, n, &d_in, &mut d_out).map_err(fault("a timed launch"))?;
+        end.record(&d.stream).map_err(fault("recording an event"))?;
+        pairs.push((start, end));
+    }
+    d.stream.synchronize().map_err(fault("the timed launches"))?;
+    let mut micros: Vec<f64> = pairs
+        .iter()
+        .map(|(s, e)| s.elapsed_ms(e).map(|ms| ms as f64 * 1e3))
+        .collect::<Result<_, _>>()
+        .map_err(fault("reading events"))?;
+    micros.sort_by(f64::total_cmp);
+    let median = micros[micros.len() / 2];
+    let bytes = 2.0 * count as f64 * 4.0;
+    Ok(Timing {
+        launches,
+        median_us: median,
+        min_us: micros[0],
+        max_us: *micros.last().unwrap_or(&median),
+        effective_gbps: bytes / (median * 1e-6) / 1e9,
+        copy_gbps: None,
+    })
+}
+
+/// `map_err` helper: a driver error during `what`.
+fn fault(what: &'static str) -> impl Fn(DriverError) -> KernelFault {
+    move |e| driver_fault(what, e)
+}
+
+pub fn launch_only(lesson: &Lesson, kernel: &KernelImage, n: u32, launches: u32) -> Result<(), KernelFault> {
+    let mut d = Device::open().map_err(|message| KernelFault::Infrastructure { message })?;
+    let f = d.function(kernel)?;
+    let count = lesson.stencil.elements(n);
+    let d_in = d.stream.clone_htod(&random_inputs(count, 3)).map_err(fault("copying the input"))?;
+    let mut d_out = d.stream.alloc_zeros::<f32>(count).map_err(fault("allocating the output"))?;
+    for _ in 0..launches {
+        d.launch(&f, lesson, n, &d_in, &mut d_out).map_err(fault("a launch"))?;
+    }
+    d.stream.synchronize().map_err(fault("the launches"))?;
+    Ok(())
+}
