@@ -81,6 +81,10 @@ for r in rows:
     print(f"- {r['kernel']} (gpu): {stages}")
 PY
 
+echo "== CUPTI raw records (stores check)"
+HALOSCOPE_CUPTI_DEBUG="$OUT/cupti-debug.txt" "$BIN" run --lesson stencil-1d --backend gpu --json > /dev/null 2>&1
+head -c 3000 "$OUT/cupti-debug.txt"; echo; grep -i "global" "$OUT/cupti-debug.txt" | head -40
+
 echo "== end to end"
 /usr/bin/time -f "wall %e s" "$BIN" run --lesson stencil-2d --backend gpu > /dev/null
 /usr/bin/time -f "wall %e s" "$BIN" run --lesson stencil-3d --backend gpu > /dev/null

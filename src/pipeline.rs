@@ -99,7 +99,7 @@ pub fn run_with_backend(
         run.stage(&format!("verify n={n}"), started);
         match result {
             Ok(size_run) => {
-                run.report.findings.extend(size_run.findings);
+                merge_findings(&mut run.report.findings, size_run.findings);
                 run.report.sizes.push(size_run.verification);
             }
             Err(fault) => {
@@ -247,17 +247,19 @@ impl<'a> Run<'a> {
                 passed: profile.sectors < gate.below,
             });
         }
+        // A race or a read of unwritten shared memory is the cause when results are also
+        // wrong, so it is named first.
+        if let Some(finding) = self.report.findings.first() {
+            let headline = format!("{} ({} finding(s) in all)", finding.message, self.report.findings.len());
+            self.set_verdict(Verdict::KernelFault, headline);
+            return;
+        }
         if let Some(bad) = self.report.sizes.iter().find(|s| !s.passed()) {
             let mut headline = format!("wrong results: {}", bad.summary());
             if let Some(first) = bad.first_mismatches.first() {
                 headline.push_str(&format!("; first {first}"));
             }
             self.set_verdict(Verdict::WrongResults, headline);
-            return;
-        }
-        if let Some(finding) = self.report.findings.first() {
-            let headline = format!("{} ({} finding(s) in all)", finding.message, self.report.findings.len());
-            self.set_verdict(Verdict::KernelFault, headline);
             return;
         }
         match &self.report.gate {
@@ -278,6 +280,17 @@ impl<'a> Run<'a> {
                 self.set_verdict(Verdict::GateFail, headline);
             }
             None => self.set_verdict(Verdict::InfraError, "no profile was taken".into()),
+        }
+    }
+}
+
+/// Adds one size's findings: the same problem on the same line found again at another size
+/// is counted, not listed twice.
+fn merge_findings(all: &mut Vec<crate::backend::Finding>, new: Vec<crate::backend::Finding>) {
+    for f in new {
+        match all.iter_mut().find(|e| e.kind == f.kind && e.at.line == f.at.line && e.address == f.address) {
+            Some(existing) => existing.count += f.count,
+            None => all.push(f),
         }
     }
 }

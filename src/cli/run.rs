@@ -81,7 +81,7 @@ pub fn check_lesson_kernels(lesson: &Lesson) -> i32 {
             Ok(request) => run_lesson(
                 lesson,
                 &request,
-                BackendChoice::Auto,
+                BackendChoice::Emu,
                 &mut |_| {},
                 &CancelFlag::default(),
             ),

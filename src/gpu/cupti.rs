@@ -140,6 +140,9 @@ pub fn profile_with_cupti(d: &mut Device, lesson: &Lesson, kernel: &KernelImage,
         let mut disable = sys::CUpti_SassMetricsDisable_Params { structSize: sys::SassMetricsDisable_Params_STRUCT_SIZE as usize, pPriv: null_mut(), ctx, numOfDroppedRecords: 0 };
         check("cuptiSassMetricsDisable", sys::cuptiSassMetricsDisable(&mut disable))?;
 
+        if let Some(path) = std::env::var_os("HALOSCOPE_CUPTI_DEBUG") {
+            write_debug(&path, chip.pChipName, &names, &ids, records, instances, &data, &values);
+        }
         let cubin = kernel.cubin();
         let mut out = Vec::new();
         for (record, vals) in data.iter().zip(&values) {
@@ -200,4 +203,46 @@ fn source_line(cubin: &[u8], function: &str, pc_offset: u64) -> (u32, String) {
         }
         (params.lineNumber, file)
     }
+}
+
+/// Developer aid: the raw CUPTI records and the chip's SASS metric list, to a file.
+#[allow(clippy::too_many_arguments)]
+unsafe fn write_debug(
+    path: &std::ffi::OsStr,
+    chip: *const c_char,
+    names: &[&str],
+    ids: &[u64],
+    records: usize,
+    instances: usize,
+    data: &[sys::CUpti_SassMetrics_Data],
+    values: &[Vec<sys::CUpti_SassMetrics_InstanceValue>],
+) {
+    use std::fmt::Write as _;
+    let mut text = String::new();
+    let _ = writeln!(text, "metrics {names:?} ids {ids:?}; records {records}, instances {instances}");
+    for (record, vals) in data.iter().zip(values).take(80) {
+        let v: Vec<(u64, u64)> = vals.iter().map(|v| (v.metricId, v.value)).collect();
+        let _ = writeln!(text, "pc {:#x} crc {} values {v:?}", record.pcOffset, record.cubinCrc);
+    }
+    // SAFETY: parameter structs as CUPTI's headers define them.
+    unsafe {
+        let mut count: sys::CUpti_SassMetrics_GetNumOfMetrics_Params = std::mem::zeroed();
+        count.structSize = sys::SassMetrics_GetNumOfMetrics_Params_STRUCT_SIZE as usize;
+        count.pChipName = chip;
+        if sys::cuptiSassMetricsGetNumOfMetrics(&mut count) == sys::CUptiResult::CUPTI_SUCCESS {
+            let mut list = vec![std::mem::zeroed::<sys::CUpti_SassMetrics_MetricDetails>(); count.numOfMetrics];
+            let mut get: sys::CUpti_SassMetrics_GetMetrics_Params = std::mem::zeroed();
+            get.structSize = sys::SassMetrics_GetMetrics_Params_STRUCT_SIZE as usize;
+            get.pChipName = chip;
+            get.numOfMetrics = list.len();
+            get.pMetricsList = list.as_mut_ptr();
+            if sys::cuptiSassMetricsGetMetrics(&mut get) == sys::CUptiResult::CUPTI_SUCCESS {
+                for m in &list {
+                    let name = if m.pMetricName.is_null() { String::new() } else { CStr::from_ptr(m.pMetricName).to_string_lossy().into_owned() };
+                    let _ = writeln!(text, "available {} = {name}", m.metricId);
+                }
+            }
+        }
+    }
+    let _ = std::fs::write(path, text);
 }
