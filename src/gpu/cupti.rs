@@ -20,6 +20,10 @@ use std::ptr::null_mut;
 const SECTORS: &str = "smsp__sass_sectors_mem_global";
 const LOADS: &str = "smsp__sass_inst_executed_op_global_ld";
 const STORES: &str = "smsp__sass_inst_executed_op_global_st";
+/// The fewest sectors the requested bytes could occupy.
+const IDEAL: &str = "smsp__sass_sectors_mem_global_ideal";
+/// Threads (lanes) that executed global memory instructions with their predicate on.
+const LANES: &str = "smsp__sass_thread_inst_executed_op_global_pred_on";
 
 unsafe extern "C" {
     fn free(ptr: *mut c_void);
@@ -70,7 +74,7 @@ pub fn profile_with_cupti(d: &mut Device, lesson: &Lesson, kernel: &KernelImage,
         let mut chip = sys::CUpti_Device_GetChipName_Params { structSize: sys::Device_GetChipName_Params_STRUCT_SIZE as usize, pPriv: null_mut(), deviceIndex: 0, pChipName: std::ptr::null() };
         check("cuptiDeviceGetChipName", sys::cuptiDeviceGetChipName(&mut chip))?;
 
-        let names = [SECTORS, LOADS, STORES];
+        let names = [SECTORS, LOADS, STORES, IDEAL, LANES];
         let mut configs = Vec::new();
         for name in names {
             let c_name = CString::new(name).expect("metric name");
@@ -143,27 +147,34 @@ pub fn profile_with_cupti(d: &mut Device, lesson: &Lesson, kernel: &KernelImage,
         if let Some(path) = std::env::var_os("HALOSCOPE_CUPTI_DEBUG") {
             write_debug(&path, chip.pChipName, &names, &ids, records, instances, &data, &values);
         }
+        // CUPTI returns one record per (instruction, metric): gather them per instruction.
         let cubin = kernel.cubin();
-        let mut out = Vec::new();
+        let mut by_pc: std::collections::BTreeMap<(String, u32), PcRecord> = Default::default();
         for (record, vals) in data.iter().zip(&values) {
             let function = if record.functionName.is_null() { kernel.entry.clone() } else { CStr::from_ptr(record.functionName).to_string_lossy().into_owned() };
-            let value = |id: u64| vals.iter().filter(|v| v.metricId == id).map(|v| v.value).sum::<u64>();
-            let (line, file) = match &cubin {
-                Some(c) => source_line(c, &function, record.pcOffset as u64),
-                None => (0, String::new()),
-            };
-            out.push(PcRecord {
-                pc_offset: record.pcOffset,
-                line,
-                file,
-                sectors: value(ids[0]),
-                global_loads: value(ids[1]),
-                global_stores: value(ids[2]),
+            let entry = by_pc.entry((function.clone(), record.pcOffset)).or_insert_with(|| {
+                let (line, file) = match &cubin {
+                    Some(c) => source_line(c, &function, record.pcOffset as u64),
+                    None => (0, String::new()),
+                };
+                PcRecord { pc_offset: record.pcOffset, line, file, ..PcRecord::default() }
             });
+            for v in vals {
+                let slot = match ids.iter().position(|&id| id == v.metricId) {
+                    Some(0) => &mut entry.sectors,
+                    Some(1) => &mut entry.global_loads,
+                    Some(2) => &mut entry.global_stores,
+                    Some(3) => &mut entry.ideal_sectors,
+                    Some(4) => &mut entry.active_lanes,
+                    _ => continue,
+                };
+                *slot += v.value;
+            }
             if !record.functionName.is_null() {
                 free(record.functionName as *mut c_void);
             }
         }
+        let mut out: Vec<PcRecord> = by_pc.into_values().collect();
         out.sort_by_key(|r| r.pc_offset);
         let mut unset = sys::CUpti_SassMetricsUnsetConfig_Params { structSize: sys::SassMetricsUnsetConfig_Params_STRUCT_SIZE as usize, pPriv: null_mut(), deviceIndex: 0 };
         let _ = sys::cuptiSassMetricsUnsetConfig(&mut unset);

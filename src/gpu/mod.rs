@@ -136,16 +136,20 @@ impl Backend for GpuBackend {
     }
 }
 
-/// CUPTI's per-instruction records summed into the report's shape. CUPTI gives no lane
-/// counts, so the ideal-sector columns stay empty on GPU runs.
+/// CUPTI's per-instruction records summed into the report's shape.
 pub fn sector_profile(p: &GpuProfile, n: u32) -> SectorProfile {
     let mut lines: std::collections::BTreeMap<u32, LineSectors> = Default::default();
     let mut profile = SectorProfile { n, launches: p.launches, launches_executed: p.launches, source: p.source.clone(), ..SectorProfile::default() };
     for r in p.records.iter().filter(|r| r.sectors > 0 || r.global_loads > 0 || r.global_stores > 0) {
         let line = lines.entry(r.line).or_insert_with(|| LineSectors { line: r.line, ..LineSectors::default() });
         line.sectors += r.sectors;
+        line.ideal_sectors += r.ideal_sectors;
         line.global_instructions += r.global_loads + r.global_stores;
+        // Only global memory instructions are counted on the GPU, so the line's lanes are theirs.
+        line.warp_instructions += r.global_loads + r.global_stores;
+        line.active_lanes += r.active_lanes;
         profile.sectors += r.sectors;
+        profile.ideal_sectors += r.ideal_sectors;
         if r.global_stores > 0 {
             line.store_sectors += r.sectors;
             profile.store_sectors += r.sectors;
@@ -154,6 +158,8 @@ pub fn sector_profile(p: &GpuProfile, n: u32) -> SectorProfile {
             profile.load_sectors += r.sectors;
         }
     }
+    let (instructions, lanes) = lines.values().fold((0, 0), |(i, l), x| (i + x.warp_instructions, l + x.active_lanes));
+    profile.average_active_lanes = if instructions == 0 { 0.0 } else { lanes as f64 / instructions as f64 };
     profile.per_line = lines.into_values().collect();
     profile
 }

@@ -68,8 +68,12 @@ pub struct PcRecord {
     pub line: u32,
     pub file: String,
     pub sectors: u64,
+    /// Warp-level global loads / stores executed.
     pub global_loads: u64,
     pub global_stores: u64,
+    pub ideal_sectors: u64,
+    /// Lanes that executed this instruction with their predicate on.
+    pub active_lanes: u64,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
