@@ -116,7 +116,10 @@ pub fn candidates(lib: CudaLib, configured: Option<&Path>) -> Vec<LibLocation> {
 
 fn push_dir(lib: CudaLib, found: &mut Vec<LibLocation>, dir: &Path, source: &str) {
     for file in lib_files_in(lib, dir) {
-        found.push(LibLocation { path: file, source: source.to_string() });
+        found.push(LibLocation {
+            path: file,
+            source: source.to_string(),
+        });
     }
 }
 
@@ -142,7 +145,12 @@ fn open_first(lib: CudaLib, configured: Option<&Path>) -> Loaded {
     for candidate in candidates(lib, configured) {
         // SAFETY: loading a CUDA library runs only its initialisers.
         match unsafe { libloading::Library::new(&candidate.path) } {
-            Ok(handle) => return Loaded { result: Ok(candidate), _handle: Some(handle) },
+            Ok(handle) => {
+                return Loaded {
+                    result: Ok(candidate),
+                    _handle: Some(handle),
+                };
+            }
             Err(e) => tried.push(format!("{}: {e}", candidate.path.display())),
         }
     }
@@ -156,18 +164,29 @@ fn open_first(lib: CudaLib, configured: Option<&Path>) -> Loaded {
     };
     if present {
         let path = PathBuf::from(format!("{}.so", lib.stem()));
-        return Loaded { result: Ok(LibLocation { path, source: "system library path".into() }), _handle: None };
+        return Loaded {
+            result: Ok(LibLocation {
+                path,
+                source: "system library path".into(),
+            }),
+            _handle: None,
+        };
     }
     let mut message = lib.install_help();
     if !tried.is_empty() {
         message.push_str(&format!("\nFound but could not open: {}", tried.join("; ")));
     }
-    Loaded { result: Err(message), _handle: None }
+    Loaded {
+        result: Err(message),
+        _handle: None,
+    }
 }
 
 fn lib_files_in(lib: CudaLib, dir: &Path) -> Vec<PathBuf> {
     let prefix = format!("{}.so.", lib.stem());
-    let Ok(entries) = std::fs::read_dir(dir) else { return Vec::new() };
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return Vec::new();
+    };
     let mut files: Vec<PathBuf> = entries
         .filter_map(|e| e.ok().map(|e| e.path()))
         .filter(|p| {
@@ -186,9 +205,13 @@ fn lib_files_in(lib: CudaLib, dir: &Path) -> Vec<PathBuf> {
 /// `nvidia/cu13/lib` (CUDA 13 wheels) and `nvidia/<package>/lib` (CUDA 12 wheels) under a
 /// pip install root or site-packages directory.
 fn pip_lib_dirs(root: &Path) -> Vec<PathBuf> {
-    let Ok(entries) = std::fs::read_dir(root.join("nvidia")) else { return Vec::new() };
-    let mut dirs: Vec<PathBuf> =
-        entries.filter_map(|e| e.ok().map(|e| e.path().join("lib"))).filter(|p| p.is_dir()).collect();
+    let Ok(entries) = std::fs::read_dir(root.join("nvidia")) else {
+        return Vec::new();
+    };
+    let mut dirs: Vec<PathBuf> = entries
+        .filter_map(|e| e.ok().map(|e| e.path().join("lib")))
+        .filter(|p| p.is_dir())
+        .collect();
     dirs.sort();
     dirs.reverse();
     dirs
@@ -237,8 +260,11 @@ fn python_site_dirs() -> Vec<PathBuf> {
 }
 
 fn toolkit_dirs() -> Vec<PathBuf> {
-    let mut dirs: Vec<PathBuf> =
-        ["CUDA_PATH", "CUDA_HOME", "CUDA_ROOT"].iter().filter_map(std::env::var_os).map(PathBuf::from).collect();
+    let mut dirs: Vec<PathBuf> = ["CUDA_PATH", "CUDA_HOME", "CUDA_ROOT"]
+        .iter()
+        .filter_map(std::env::var_os)
+        .map(PathBuf::from)
+        .collect();
     dirs.push(PathBuf::from("/usr/local/cuda"));
     if let Ok(entries) = std::fs::read_dir("/usr/local") {
         let mut versioned: Vec<PathBuf> = entries

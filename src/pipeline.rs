@@ -288,7 +288,10 @@ impl<'a> Run<'a> {
 /// is counted, not listed twice.
 fn merge_findings(all: &mut Vec<crate::backend::Finding>, new: Vec<crate::backend::Finding>) {
     for f in new {
-        match all.iter_mut().find(|e| e.kind == f.kind && e.at.line == f.at.line && e.address == f.address) {
+        match all
+            .iter_mut()
+            .find(|e| e.kind == f.kind && e.at.line == f.at.line && e.address == f.address)
+        {
             Some(existing) => existing.count += f.count,
             None => all.push(f),
         }

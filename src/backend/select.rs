@@ -24,7 +24,10 @@ pub fn open_backend(choice: BackendChoice) -> Result<Box<dyn Backend>, KernelFau
         BackendChoice::Auto if gpu_present() => match GpuBackend::open() {
             Ok(gpu) => Ok(Box::new(gpu)),
             Err(fault) => {
-                eprintln!("haloscope: a GPU was found but is not usable ({}); using the emulator", fault.message());
+                eprintln!(
+                    "haloscope: a GPU was found but is not usable ({}); using the emulator",
+                    fault.message()
+                );
                 Ok(emulator())
             }
         },

@@ -13,7 +13,12 @@ pub fn doctor() -> i32 {
         }
         match ensure_loaded(lib, None) {
             Ok(found) if lib == CudaLib::Nvrtc => {
-                println!("{name}: {} from {} (version {})", found.path.display(), found.source, nvrtc_version())
+                println!(
+                    "{name}: {} from {} (version {})",
+                    found.path.display(),
+                    found.source,
+                    nvrtc_version()
+                )
             }
             Ok(found) => println!("{name}: {} from {}", found.path.display(), found.source),
             Err(help) => println!("{name}: missing\n{help}"),

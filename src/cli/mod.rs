@@ -101,7 +101,12 @@ pub fn main_with(cli: Cli) -> i32 {
             command: LessonCommand::Check { dir, no_run },
         }) => lessons::check(&dir, no_run),
         Some(Command::Doctor) => doctor::doctor(),
-        Some(Command::Launch { lesson, kernel, n, count }) => run::launch(&course_dir, &lesson, &kernel, n, count),
+        Some(Command::Launch {
+            lesson,
+            kernel,
+            n,
+            count,
+        }) => run::launch(&course_dir, &lesson, &kernel, n, count),
         Some(Command::Worker { one_shot }) => crate::gpu::worker_main(one_shot),
         None => {
             eprintln!("no command given; try `haloscope --help`");

@@ -129,7 +129,9 @@ fn verdict_matches(expect: Expectation, verdict: Verdict) -> bool {
 
 /// `haloscope launch`: compile for the GPU and launch `count` times, nothing else.
 pub fn launch(course_dir: &Path, lesson_id: &str, kernel: &Path, n: Option<u32>, count: u32) -> i32 {
-    let Ok(course) = Course::load(course_dir) else { return Verdict::InfraError.exit_code() };
+    let Ok(course) = Course::load(course_dir) else {
+        return Verdict::InfraError.exit_code();
+    };
     let Some(lesson) = course.get(lesson_id) else {
         eprintln!("{}", course.unknown_lesson_message(lesson_id));
         return Verdict::InfraError.exit_code();
@@ -148,7 +150,9 @@ pub fn launch(course_dir: &Path, lesson_id: &str, kernel: &Path, n: Option<u32>,
             return Verdict::InfraError.exit_code();
         }
     };
-    let target = crate::compile::Target::Cubin { sm: (sm.0 * 10 + sm.1) as u32 };
+    let target = crate::compile::Target::Cubin {
+        sm: (sm.0 * 10 + sm.1) as u32,
+    };
     let compiled = match crate::compile::compile_kernel(&request.source, &request.source_name, lesson, target, None) {
         Ok(k) => k,
         Err(f) => {

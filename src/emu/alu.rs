@@ -303,6 +303,45 @@ pub fn compare(cmp: Cmp, ty: NumTy, a: u64, b: u64) -> bool {
     }
 }
 
+/// `compare` for all 32 lanes as a lane mask; the common 32-bit integer comparisons get
+/// their own loops so that the comparison is chosen once per instruction, not per lane.
+#[inline(always)]
+pub fn compare_lanes(cmp: Cmp, ty: NumTy, a: &[u64; 32], b: &[u64; 32]) -> u32 {
+    macro_rules! lanes {
+        (|$x:ident, $y:ident| $e:expr) => {{
+            let mut bits = 0u32;
+            for l in 0..32 {
+                let ($x, $y) = (a[l], b[l]);
+                bits |= ($e as u32) << l;
+            }
+            bits
+        }};
+    }
+    match (ty, cmp) {
+        (NumTy::Int { bits: 32, signed: true }, Cmp::Lt) => lanes!(|x, y| (x as i32) < (y as i32)),
+        (NumTy::Int { bits: 32, signed: true }, Cmp::Le) => lanes!(|x, y| (x as i32) <= (y as i32)),
+        (NumTy::Int { bits: 32, signed: true }, Cmp::Gt) => lanes!(|x, y| (x as i32) > (y as i32)),
+        (NumTy::Int { bits: 32, signed: true }, Cmp::Ge) => lanes!(|x, y| (x as i32) >= (y as i32)),
+        (
+            NumTy::Int {
+                bits: 32,
+                signed: false,
+            },
+            Cmp::Lt,
+        ) => lanes!(|x, y| (x as u32) < (y as u32)),
+        (
+            NumTy::Int {
+                bits: 32,
+                signed: false,
+            },
+            Cmp::Ge,
+        ) => lanes!(|x, y| (x as u32) >= (y as u32)),
+        (NumTy::Int { bits: 32, .. }, Cmp::Eq) => lanes!(|x, y| (x as u32) == (y as u32)),
+        (NumTy::Int { bits: 32, .. }, Cmp::Ne) => lanes!(|x, y| (x as u32) != (y as u32)),
+        _ => lanes!(|x, y| compare(cmp, ty, x, y)),
+    }
+}
+
 fn float_compare(cmp: Cmp, a: f64, b: f64) -> bool {
     let unordered = a.is_nan() || b.is_nan();
     match cmp {

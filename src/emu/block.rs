@@ -38,6 +38,7 @@ pub struct BlockRunner<'a> {
     pub abort: &'a AtomicBool,
     pub cancel: &'a CancelFlag,
     watch_lane: Option<(usize, u32)>,
+    pub(super) scratch: Option<Box<super::block_memory::Scratch>>,
 }
 
 /// How often (in warp instructions) a warp looks at the abort and cancel flags.
@@ -78,6 +79,7 @@ impl<'a> BlockRunner<'a> {
             abort,
             cancel,
             watch_lane: None,
+            scratch: Some(Box::default()),
         }
     }
 
@@ -119,19 +121,25 @@ impl<'a> BlockRunner<'a> {
             _ => None,
         };
         self.stats.blocks += 1;
+        // The warps leave `self` for the block's run so each can be borrowed beside the rest.
+        let mut warps = std::mem::take(&mut self.warps);
+        let result = self.schedule(&mut warps);
+        self.warps = warps;
+        result
+    }
+
+    /// Runs the warps round-robin, each until it waits at a barrier or is done.
+    fn schedule(&mut self, warps: &mut [Warp]) -> Result<(), EmuFault> {
         loop {
-            for w in 0..self.warps.len() {
-                if self.warps[w].state == WarpState::Running {
-                    let mut warp = std::mem::take(&mut self.warps[w]);
-                    let result = self.run_warp(&mut warp);
-                    self.warps[w] = warp;
-                    self.warps[w].state = result?;
+            for warp in warps.iter_mut() {
+                if warp.state == WarpState::Running {
+                    warp.state = self.run_warp(warp)?;
                 }
             }
             // Every warp is now done or waiting at the barrier, which counts only threads
             // that have not exited: release it.
             let mut waiting = false;
-            for warp in &mut self.warps {
+            for warp in warps.iter_mut() {
                 if warp.state == WarpState::AtBarrier {
                     warp.state = WarpState::Running;
                     waiting = true;
@@ -268,28 +276,25 @@ impl<'a> BlockRunner<'a> {
     }
 
     fn special(&self, warp: &Warp, s: Special) -> [u64; 32] {
-        let mut out = [0u64; 32];
-        for (l, o) in out.iter_mut().enumerate() {
-            let lane = warp.lane_id[l];
-            *o = match s {
-                Special::Tid(d) => warp.tid[d as usize][l] as u64,
-                Special::Ntid(d) => self.cfg.block[d as usize] as u64,
-                Special::Ctaid(d) => self.ctaid[d as usize] as u64,
-                Special::Nctaid(d) => self.cfg.grid[d as usize] as u64,
-                Special::LaneId => lane as u64,
-                Special::WarpId => (warp.linear[l] / 32) as u64,
-                Special::NWarpId => self.cfg.block.iter().product::<u32>().div_ceil(32) as u64,
-                Special::SmId => 0,
-                Special::Clock => warp.steps & 0xFFFF_FFFF,
-                Special::Clock64 => warp.steps,
-                Special::LaneMaskEq => 1u64 << lane,
-                Special::LaneMaskLt => (1u64 << lane) - 1,
-                Special::LaneMaskLe => ((1u64 << (lane + 1)) - 1) & 0xFFFF_FFFF,
-                Special::LaneMaskGt => !((1u64 << (lane + 1)) - 1) & 0xFFFF_FFFF,
-                Special::LaneMaskGe => !((1u64 << lane) - 1) & 0xFFFF_FFFF,
-            };
+        let uniform = |v: u64| [v; 32];
+        let per_lane = |f: &dyn Fn(usize) -> u64| std::array::from_fn::<u64, 32, _>(f);
+        match s {
+            Special::Tid(d) => warp.tid[d as usize].map(|t| t as u64),
+            Special::Ntid(d) => uniform(self.cfg.block[d as usize] as u64),
+            Special::Ctaid(d) => uniform(self.ctaid[d as usize] as u64),
+            Special::Nctaid(d) => uniform(self.cfg.grid[d as usize] as u64),
+            Special::LaneId => per_lane(&|l| warp.lane_id[l] as u64),
+            Special::WarpId => per_lane(&|l| (warp.linear[l] / 32) as u64),
+            Special::NWarpId => uniform(self.cfg.block.iter().product::<u32>().div_ceil(32) as u64),
+            Special::SmId => uniform(0),
+            Special::Clock => uniform(warp.steps & 0xFFFF_FFFF),
+            Special::Clock64 => uniform(warp.steps),
+            Special::LaneMaskEq => per_lane(&|l| 1u64 << warp.lane_id[l]),
+            Special::LaneMaskLt => per_lane(&|l| (1u64 << warp.lane_id[l]) - 1),
+            Special::LaneMaskLe => per_lane(&|l| ((1u64 << (warp.lane_id[l] + 1)) - 1) & 0xFFFF_FFFF),
+            Special::LaneMaskGt => per_lane(&|l| !((1u64 << (warp.lane_id[l] + 1)) - 1) & 0xFFFF_FFFF),
+            Special::LaneMaskGe => per_lane(&|l| !((1u64 << warp.lane_id[l]) - 1) & 0xFFFF_FFFF),
         }
-        out
     }
 
     fn execute(&mut self, warp: &mut Warp, pc: usize, m: u32) -> Result<(), EmuFault> {
@@ -321,11 +326,27 @@ impl<'a> BlockRunner<'a> {
             } => {
                 let (a, b) = (self.read(warp, *a), self.read(warp, *b));
                 let (op, bits, signed) = (*op, *bits, *signed);
-                // The common 32-bit add gets its own loop; everything else goes through int_bin.
-                match (op, bits) {
-                    (IntOp::Add, 32) => write_lanes!(*d, |l| (a[l] as u32).wrapping_add(b[l] as u32) as u64),
-                    (IntOp::Add, 64) => write_lanes!(*d, |l| a[l].wrapping_add(b[l])),
-                    (IntOp::Shl, 64) => write_lanes!(*d, |l| if b[l] & 0xFFFF_FFFF >= 64 {
+                // The operations NVRTC emits most get their own loops (chosen once per
+                // instruction); everything else goes through int_bin lane by lane.
+                let shift = |v: u64| (v & 0xFFFF_FFFF).min(63);
+                match (op, bits, signed) {
+                    (IntOp::Add, 32, _) => write_lanes!(*d, |l| (a[l] as u32).wrapping_add(b[l] as u32) as u64),
+                    (IntOp::Sub, 32, _) => write_lanes!(*d, |l| (a[l] as u32).wrapping_sub(b[l] as u32) as u64),
+                    (IntOp::MulLo, 32, _) => write_lanes!(*d, |l| (a[l] as u32).wrapping_mul(b[l] as u32) as u64),
+                    (IntOp::And, 32, _) => write_lanes!(*d, |l| (a[l] & b[l]) & 0xFFFF_FFFF),
+                    (IntOp::Or, 32, _) => write_lanes!(*d, |l| (a[l] | b[l]) & 0xFFFF_FFFF),
+                    (IntOp::Xor, 32, _) => write_lanes!(*d, |l| (a[l] ^ b[l]) & 0xFFFF_FFFF),
+                    (IntOp::Shl, 32, _) => write_lanes!(*d, |l| (a[l] << shift(b[l])) & 0xFFFF_FFFF),
+                    (IntOp::Shr, 32, false) => write_lanes!(*d, |l| (a[l] & 0xFFFF_FFFF) >> shift(b[l])),
+                    (IntOp::Shr, 32, true) => {
+                        write_lanes!(*d, |l| ((a[l] as i32) >> shift(b[l]).min(31)) as u32 as u64)
+                    }
+                    (IntOp::Min, 32, true) => write_lanes!(*d, |l| (a[l] as i32).min(b[l] as i32) as u32 as u64),
+                    (IntOp::Max, 32, true) => write_lanes!(*d, |l| (a[l] as i32).max(b[l] as i32) as u32 as u64),
+                    (IntOp::Add, 64, _) => write_lanes!(*d, |l| a[l].wrapping_add(b[l])),
+                    (IntOp::Sub, 64, _) => write_lanes!(*d, |l| a[l].wrapping_sub(b[l])),
+                    (IntOp::MulLo, 64, _) => write_lanes!(*d, |l| a[l].wrapping_mul(b[l])),
+                    (IntOp::Shl, 64, _) => write_lanes!(*d, |l| if b[l] & 0xFFFF_FFFF >= 64 {
                         0
                     } else {
                         a[l] << (b[l] & 63)
@@ -500,12 +521,7 @@ impl<'a> BlockRunner<'a> {
                 combine,
             } => {
                 let (a, b) = (self.read(warp, *a), self.read(warp, *b));
-                let mut bits = 0u32;
-                for l in 0..32 {
-                    if (m >> l) & 1 != 0 && alu::compare(*cmp, *ty, a[l], b[l]) {
-                        bits |= 1 << l;
-                    }
-                }
+                let mut bits = alu::compare_lanes(*cmp, *ty, &a, &b) & m;
                 let mut negated = !bits;
                 if let Some((op, p)) = combine {
                     let c = warp.preds[p.reg as usize] ^ if p.negate { FULL } else { 0 };

@@ -18,6 +18,25 @@ enum Resolved {
     Local(u64),
 }
 
+/// Per-instruction working arrays, reused; only the parts an instruction writes are read.
+pub struct Scratch {
+    store_values: [[u64; 32]; 4],
+    loaded: [[u64; 32]; 4],
+    sectors: [u64; 128],
+    shared_offsets: [(u64, u32); 32],
+}
+
+impl Default for Scratch {
+    fn default() -> Scratch {
+        Scratch {
+            store_values: [[0; 32]; 4],
+            loaded: [[0; 32]; 4],
+            sectors: [0; 128],
+            shared_offsets: [(0, 0); 32],
+        }
+    }
+}
+
 /// Distinct 32-byte sectors among `sectors` (sorted or not).
 fn distinct_sectors(sectors: &mut [u64]) -> u64 {
     if sectors.is_empty() {
@@ -41,6 +60,20 @@ impl BlockRunner<'_> {
     }
 
     pub(super) fn memory(&mut self, warp: &mut Warp, pc: usize, m: u32) -> Result<(), EmuFault> {
+        // Scratch arrays live in the runner so that no instruction clears kilobytes of stack.
+        let mut scratch = self.scratch.take().unwrap_or_default();
+        let result = self.memory_with(warp, pc, m, &mut scratch);
+        self.scratch = Some(scratch);
+        result
+    }
+
+    fn memory_with(&mut self, warp: &mut Warp, pc: usize, m: u32, scratch: &mut Scratch) -> Result<(), EmuFault> {
+        let Scratch {
+            store_values,
+            loaded,
+            sectors,
+            shared_offsets,
+        } = scratch;
         let inst = &self.prog.insts[pc];
         let (space, bytes, addr, count, is_store) = match &inst.kind {
             Kind::Ld {
@@ -55,14 +88,11 @@ impl BlockRunner<'_> {
             _ => unreachable!(),
         };
         let addrs = self.addresses(warp, addr);
-        let mut store_values = [[0u64; 32]; 4];
         if let Kind::St { srcs, .. } = &inst.kind {
             for (i, s) in srcs.iter().enumerate() {
                 store_values[i] = self.read(warp, *s);
             }
         }
-        let mut loaded = [[0u64; 32]; 4];
-
         match space {
             MemSpace::Param | MemSpace::Const => {
                 if is_store {
@@ -108,10 +138,8 @@ impl BlockRunner<'_> {
                 }
             }
             _ => {
-                let mut sectors = [0u64; 128];
                 let mut sector_count = 0usize;
                 let mut global_lanes = 0u32;
-                let mut shared_offsets: [(u64, u32); 32] = [(0, 0); 32];
                 let mut shared_lanes = 0usize;
                 let watched = self.watched_lane(warp, m);
                 let mut buffer_hint = 0usize;

@@ -17,7 +17,7 @@ mod shared;
 mod stats;
 mod warp;
 
-pub use backend::{EmulatorBackend, EmulatorOptions};
+pub use backend::{EmulatorBackend, EmulatorOptions, sector_profile};
 pub use block::LaunchConfig;
 pub use decode::decode_entry;
 pub use fault::{EmuFault, EmuFaultKind};

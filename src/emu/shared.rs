@@ -18,7 +18,9 @@ pub struct Hazard {
 }
 
 pub struct SharedMemory {
-    pub bytes: Vec<u8>,
+    /// Contents as 4-byte words (accesses are naturally aligned, so none straddles a word
+    /// except 8-byte ones, which take two).
+    words: Vec<u32>,
     /// Per 4-byte word: epoch of the last write (0 = never written), its thread and pc.
     write_epoch: Vec<u32>,
     write_thread: Vec<u32>,
@@ -36,7 +38,7 @@ impl SharedMemory {
     pub fn new(bytes: usize, check_hazards: bool) -> SharedMemory {
         let words = bytes.div_ceil(4);
         SharedMemory {
-            bytes: vec![0; words * 4],
+            words: vec![0; words],
             write_epoch: vec![0; words],
             write_thread: vec![0; words],
             write_pc: vec![0; words],
@@ -57,21 +59,35 @@ impl SharedMemory {
     }
 
     pub fn size(&self) -> u64 {
-        self.bytes.len() as u64
+        self.words.len() as u64 * 4
     }
 
+    /// Reads `bytes` (1, 2, 4 or 8) at a naturally aligned `offset` inside the memory.
     #[inline]
     pub fn load(&self, offset: u64, bytes: u32) -> u64 {
-        let o = offset as usize;
-        let mut v = [0u8; 8];
-        v[..bytes as usize].copy_from_slice(&self.bytes[o..o + bytes as usize]);
-        u64::from_le_bytes(v)
+        let w = (offset / 4) as usize;
+        match bytes {
+            4 => self.words[w] as u64,
+            8 => self.words[w] as u64 | (self.words[w + 1] as u64) << 32,
+            _ => (self.words[w] as u64 >> ((offset % 4) * 8)) & super::alu::mask(bytes as u8 * 8),
+        }
     }
 
     #[inline]
     pub fn store(&mut self, offset: u64, bytes: u32, value: u64) {
-        let o = offset as usize;
-        self.bytes[o..o + bytes as usize].copy_from_slice(&value.to_le_bytes()[..bytes as usize]);
+        let w = (offset / 4) as usize;
+        match bytes {
+            4 => self.words[w] = value as u32,
+            8 => {
+                self.words[w] = value as u32;
+                self.words[w + 1] = (value >> 32) as u32;
+            }
+            _ => {
+                let shift = (offset % 4) * 8;
+                let m = (super::alu::mask(bytes as u8 * 8) as u32) << shift;
+                self.words[w] = (self.words[w] & !m) | (((value as u32) << shift) & m);
+            }
+        }
     }
 
     /// Records a read by `thread` at `pc`; returns a hazard if the read is suspect.
@@ -144,6 +160,15 @@ impl SharedMemory {
 /// Extra shared-memory wavefronts of one warp access: the most distinct 4-byte words any
 /// of the 32 banks must serve, minus one. Lanes reading the same word are a broadcast.
 pub fn bank_conflicts(offsets: &[(u64, u32)]) -> u64 {
+    // The usual cases cost nothing to recognise: consecutive 4-byte words (a tile row) or one
+    // word for everybody (a broadcast) never conflict.
+    if offsets.iter().all(|&(_, b)| b == 4) {
+        let first = offsets[0].0;
+        let consecutive = offsets.windows(2).all(|w| w[1].0 == w[0].0 + 4) && offsets.len() <= 32;
+        if consecutive || offsets.iter().all(|&(o, _)| o == first) {
+            return 0;
+        }
+    }
     let mut per_bank: [[u64; 8]; 32] = [[u64::MAX; 8]; 32];
     let mut counts = [0usize; 32];
     let mut worst = 0usize;

@@ -36,32 +36,56 @@ fn check(what: &str, result: sys::CUptiResult) -> Result<(), KernelFault> {
     let mut text: *const c_char = std::ptr::null();
     // SAFETY: CUPTI returns a static string.
     unsafe { sys::cuptiGetResultString(result, &mut text) };
-    let text = if text.is_null() { format!("{result:?}") } else { unsafe { CStr::from_ptr(text) }.to_string_lossy().into_owned() };
-    Err(KernelFault::Infrastructure { message: format!("CUPTI {what} failed: {text}") })
+    let text = if text.is_null() {
+        format!("{result:?}")
+    } else {
+        unsafe { CStr::from_ptr(text) }.to_string_lossy().into_owned()
+    };
+    Err(KernelFault::Infrastructure {
+        message: format!("CUPTI {what} failed: {text}"),
+    })
 }
 
-pub fn profile_with_cupti(d: &mut Device, lesson: &Lesson, kernel: &KernelImage, n: u32, launches: u32) -> Result<GpuProfile, KernelFault> {
+pub fn profile_with_cupti(
+    d: &mut Device,
+    lesson: &Lesson,
+    kernel: &KernelImage,
+    n: u32,
+    launches: u32,
+) -> Result<GpuProfile, KernelFault> {
     let started = std::time::Instant::now();
     ensure_loaded(CudaLib::Cupti, None).map_err(|message| KernelFault::Infrastructure { message })?;
     // Everything that is not the measured kernel happens before Enable.
     let f = d.function(kernel)?;
     let count = lesson.stencil.elements(n);
-    let d_in = d.stream.clone_htod(&random_inputs(count, 2)).map_err(|e| driver_fault("copying the input", e))?;
-    let mut d_out = d.stream.alloc_zeros::<f32>(count).map_err(|e| driver_fault("allocating the output", e))?;
+    let d_in = d
+        .stream
+        .clone_htod(&random_inputs(count, 2))
+        .map_err(|e| driver_fault("copying the input", e))?;
+    let mut d_out = d
+        .stream
+        .alloc_zeros::<f32>(count)
+        .map_err(|e| driver_fault("allocating the output", e))?;
     d.stream.synchronize().map_err(|e| driver_fault("setup", e))?;
     let ctx = d.ctx.cu_ctx() as _;
 
     // SAFETY (this block): CUPTI parameter structs are filled as its headers require, with
     // their struct sizes, and outlive the calls that use them.
     unsafe {
-        let mut init = sys::CUpti_Profiler_Initialize_Params { structSize: sys::Profiler_Initialize_Params_STRUCT_SIZE as usize, pPriv: null_mut() };
+        let mut init = sys::CUpti_Profiler_Initialize_Params {
+            structSize: sys::Profiler_Initialize_Params_STRUCT_SIZE as usize,
+            pPriv: null_mut(),
+        };
         check("cuptiProfilerInitialize", sys::cuptiProfilerInitialize(&mut init))?;
 
         let mut supported: sys::CUpti_Profiler_DeviceSupported_Params = std::mem::zeroed();
         supported.structSize = sys::Profiler_DeviceSupported_Params_STRUCT_SIZE as usize;
         supported.cuDevice = d.ctx.cu_device() as _;
         supported.api = sys::CUpti_Profiler_API::CUPTI_PROFILER_SASS_METRICS;
-        check("cuptiProfilerDeviceSupported", sys::cuptiProfilerDeviceSupported(&mut supported))?;
+        check(
+            "cuptiProfilerDeviceSupported",
+            sys::cuptiProfilerDeviceSupported(&mut supported),
+        )?;
         if supported.isSupported != sys::CUpti_Profiler_Support_Level::CUPTI_PROFILER_CONFIGURATION_SUPPORTED {
             return Err(KernelFault::Infrastructure {
                 message: format!(
@@ -71,7 +95,12 @@ pub fn profile_with_cupti(d: &mut Device, lesson: &Lesson, kernel: &KernelImage,
             });
         }
 
-        let mut chip = sys::CUpti_Device_GetChipName_Params { structSize: sys::Device_GetChipName_Params_STRUCT_SIZE as usize, pPriv: null_mut(), deviceIndex: 0, pChipName: std::ptr::null() };
+        let mut chip = sys::CUpti_Device_GetChipName_Params {
+            structSize: sys::Device_GetChipName_Params_STRUCT_SIZE as usize,
+            pPriv: null_mut(),
+            deviceIndex: 0,
+            pChipName: std::ptr::null(),
+        };
         check("cuptiDeviceGetChipName", sys::cuptiDeviceGetChipName(&mut chip))?;
 
         let names = [SECTORS, LOADS, STORES, IDEAL, LANES];
@@ -82,10 +111,14 @@ pub fn profile_with_cupti(d: &mut Device, lesson: &Lesson, kernel: &KernelImage,
             props.structSize = sys::SassMetrics_GetProperties_Params_STRUCT_SIZE as usize;
             props.pChipName = chip.pChipName;
             props.pMetricName = c_name.as_ptr();
-            check(&format!("cuptiSassMetricsGetProperties({name})"), sys::cuptiSassMetricsGetProperties(&mut props))?;
+            check(
+                &format!("cuptiSassMetricsGetProperties({name})"),
+                sys::cuptiSassMetricsGetProperties(&mut props),
+            )?;
             configs.push(sys::CUpti_SassMetrics_Config {
                 metricId: props.metric.metricId,
-                outputGranularity: sys::CUpti_SassMetrics_OutputGranularity::CUPTI_SASS_METRICS_OUTPUT_GRANULARITY_GPU as u8,
+                outputGranularity: sys::CUpti_SassMetrics_OutputGranularity::CUPTI_SASS_METRICS_OUTPUT_GRANULARITY_GPU
+                    as u8,
             });
         }
         let ids: Vec<u64> = configs.iter().map(|c| c.metricId).collect();
@@ -98,13 +131,21 @@ pub fn profile_with_cupti(d: &mut Device, lesson: &Lesson, kernel: &KernelImage,
             deviceIndex: 0,
         };
         check("cuptiSassMetricsSetConfig", sys::cuptiSassMetricsSetConfig(&mut set))?;
-        let mut enable = sys::CUpti_SassMetricsEnable_Params { structSize: sys::SassMetricsEnable_Params_STRUCT_SIZE as usize, pPriv: null_mut(), ctx, enableLazyPatching: 0 };
+        let mut enable = sys::CUpti_SassMetricsEnable_Params {
+            structSize: sys::SassMetricsEnable_Params_STRUCT_SIZE as usize,
+            pPriv: null_mut(),
+            ctx,
+            enableLazyPatching: 0,
+        };
         check("cuptiSassMetricsEnable", sys::cuptiSassMetricsEnable(&mut enable))?;
 
         for _ in 0..launches {
-            d.launch(&f, lesson, n, &d_in, &mut d_out).map_err(|e| driver_fault("a profiled launch", e))?;
+            d.launch(&f, lesson, n, &d_in, &mut d_out)
+                .map_err(|e| driver_fault("a profiled launch", e))?;
         }
-        d.stream.synchronize().map_err(|e| driver_fault("the profiled launches", e))?;
+        d.stream
+            .synchronize()
+            .map_err(|e| driver_fault("the profiled launches", e))?;
 
         let mut props = sys::CUpti_SassMetricsGetDataProperties_Params {
             structSize: sys::SassMetricsGetDataProperties_Params_STRUCT_SIZE as usize,
@@ -113,11 +154,15 @@ pub fn profile_with_cupti(d: &mut Device, lesson: &Lesson, kernel: &KernelImage,
             numOfPatchedInstructionRecords: 0,
             numOfInstances: 0,
         };
-        check("cuptiSassMetricsGetDataProperties", sys::cuptiSassMetricsGetDataProperties(&mut props))?;
+        check(
+            "cuptiSassMetricsGetDataProperties",
+            sys::cuptiSassMetricsGetDataProperties(&mut props),
+        )?;
         let records = props.numOfPatchedInstructionRecords;
         let instances = props.numOfInstances;
-        let mut values: Vec<Vec<sys::CUpti_SassMetrics_InstanceValue>> =
-            (0..records).map(|_| vec![sys::CUpti_SassMetrics_InstanceValue { metricId: 0, value: 0 }; instances]).collect();
+        let mut values: Vec<Vec<sys::CUpti_SassMetrics_InstanceValue>> = (0..records)
+            .map(|_| vec![sys::CUpti_SassMetrics_InstanceValue { metricId: 0, value: 0 }; instances])
+            .collect();
         let mut data: Vec<sys::CUpti_SassMetrics_Data> = values
             .iter_mut()
             .map(|v| sys::CUpti_SassMetrics_Data {
@@ -141,7 +186,12 @@ pub fn profile_with_cupti(d: &mut Device, lesson: &Lesson, kernel: &KernelImage,
             };
             check("cuptiSassMetricsFlushData", sys::cuptiSassMetricsFlushData(&mut flush))?;
         }
-        let mut disable = sys::CUpti_SassMetricsDisable_Params { structSize: sys::SassMetricsDisable_Params_STRUCT_SIZE as usize, pPriv: null_mut(), ctx, numOfDroppedRecords: 0 };
+        let mut disable = sys::CUpti_SassMetricsDisable_Params {
+            structSize: sys::SassMetricsDisable_Params_STRUCT_SIZE as usize,
+            pPriv: null_mut(),
+            ctx,
+            numOfDroppedRecords: 0,
+        };
         check("cuptiSassMetricsDisable", sys::cuptiSassMetricsDisable(&mut disable))?;
 
         if let Some(path) = std::env::var_os("HALOSCOPE_CUPTI_DEBUG") {
@@ -151,13 +201,22 @@ pub fn profile_with_cupti(d: &mut Device, lesson: &Lesson, kernel: &KernelImage,
         let cubin = kernel.cubin();
         let mut by_pc: std::collections::BTreeMap<(String, u32), PcRecord> = Default::default();
         for (record, vals) in data.iter().zip(&values) {
-            let function = if record.functionName.is_null() { kernel.entry.clone() } else { CStr::from_ptr(record.functionName).to_string_lossy().into_owned() };
+            let function = if record.functionName.is_null() {
+                kernel.entry.clone()
+            } else {
+                CStr::from_ptr(record.functionName).to_string_lossy().into_owned()
+            };
             let entry = by_pc.entry((function.clone(), record.pcOffset)).or_insert_with(|| {
                 let (line, file) = match &cubin {
                     Some(c) => source_line(c, &function, record.pcOffset as u64),
                     None => (0, String::new()),
                 };
-                PcRecord { pc_offset: record.pcOffset, line, file, ..PcRecord::default() }
+                PcRecord {
+                    pc_offset: record.pcOffset,
+                    line,
+                    file,
+                    ..PcRecord::default()
+                }
             });
             for v in vals {
                 let slot = match ids.iter().position(|&id| id == v.metricId) {
@@ -176,12 +235,19 @@ pub fn profile_with_cupti(d: &mut Device, lesson: &Lesson, kernel: &KernelImage,
         }
         let mut out: Vec<PcRecord> = by_pc.into_values().collect();
         out.sort_by_key(|r| r.pc_offset);
-        let mut unset = sys::CUpti_SassMetricsUnsetConfig_Params { structSize: sys::SassMetricsUnsetConfig_Params_STRUCT_SIZE as usize, pPriv: null_mut(), deviceIndex: 0 };
+        let mut unset = sys::CUpti_SassMetricsUnsetConfig_Params {
+            structSize: sys::SassMetricsUnsetConfig_Params_STRUCT_SIZE as usize,
+            pPriv: null_mut(),
+            deviceIndex: 0,
+        };
         let _ = sys::cuptiSassMetricsUnsetConfig(&mut unset);
         Ok(GpuProfile {
             launches,
             records: out,
-            source: format!("CUPTI SASS metrics ({SECTORS}) over {launches} launches at n={n}, dropped records: {}", disable.numOfDroppedRecords),
+            source: format!(
+                "CUPTI SASS metrics ({SECTORS}) over {launches} launches at n={n}, dropped records: {}",
+                disable.numOfDroppedRecords
+            ),
             millis: started.elapsed().as_secs_f64() * 1e3,
         })
     }
@@ -189,7 +255,9 @@ pub fn profile_with_cupti(d: &mut Device, lesson: &Lesson, kernel: &KernelImage,
 
 /// Source line of a SASS instruction (needs the cubin to have been built with -lineinfo).
 fn source_line(cubin: &[u8], function: &str, pc_offset: u64) -> (u32, String) {
-    let Ok(name) = CString::new(function) else { return (0, String::new()) };
+    let Ok(name) = CString::new(function) else {
+        return (0, String::new());
+    };
     let mut params = sys::CUpti_GetSassToSourceCorrelationParams {
         size: std::mem::size_of::<sys::CUpti_GetSassToSourceCorrelationParams>(),
         cubin: cubin.as_ptr() as *const c_void,
@@ -205,7 +273,11 @@ fn source_line(cubin: &[u8], function: &str, pc_offset: u64) -> (u32, String) {
         if sys::cuptiGetSassToSourceCorrelation(&mut params) != sys::CUptiResult::CUPTI_SUCCESS {
             return (0, String::new());
         }
-        let file = if params.fileName.is_null() { String::new() } else { CStr::from_ptr(params.fileName).to_string_lossy().into_owned() };
+        let file = if params.fileName.is_null() {
+            String::new()
+        } else {
+            CStr::from_ptr(params.fileName).to_string_lossy().into_owned()
+        };
         if !params.fileName.is_null() {
             free(params.fileName as *mut c_void);
         }
@@ -230,7 +302,10 @@ unsafe fn write_debug(
 ) {
     use std::fmt::Write as _;
     let mut text = String::new();
-    let _ = writeln!(text, "metrics {names:?} ids {ids:?}; records {records}, instances {instances}");
+    let _ = writeln!(
+        text,
+        "metrics {names:?} ids {ids:?}; records {records}, instances {instances}"
+    );
     for (record, vals) in data.iter().zip(values).take(80) {
         let v: Vec<(u64, u64)> = vals.iter().map(|v| (v.metricId, v.value)).collect();
         let _ = writeln!(text, "pc {:#x} crc {} values {v:?}", record.pcOffset, record.cubinCrc);
@@ -249,7 +324,11 @@ unsafe fn write_debug(
             get.pMetricsList = list.as_mut_ptr();
             if sys::cuptiSassMetricsGetMetrics(&mut get) == sys::CUptiResult::CUPTI_SUCCESS {
                 for m in &list {
-                    let name = if m.pMetricName.is_null() { String::new() } else { CStr::from_ptr(m.pMetricName).to_string_lossy().into_owned() };
+                    let name = if m.pMetricName.is_null() {
+                        String::new()
+                    } else {
+                        CStr::from_ptr(m.pMetricName).to_string_lossy().into_owned()
+                    };
                     let _ = writeln!(text, "available {} = {name}", m.metricId);
                 }
             }

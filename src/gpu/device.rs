@@ -4,7 +4,10 @@
 use super::protocol::{DeviceInfo, KernelImage};
 use crate::backend::KernelFault;
 use crate::lesson::{Lesson, ParamKind};
-use cudarc::driver::{CudaContext, CudaFunction, CudaModule, CudaSlice, CudaStream, DevicePtr, DriverError, LaunchConfig, PushKernelArg, sys};
+use cudarc::driver::{
+    CudaContext, CudaFunction, CudaModule, CudaSlice, CudaStream, DevicePtr, DriverError, LaunchConfig, PushKernelArg,
+    sys,
+};
 use cudarc::nvrtc::Ptx;
 use std::sync::Arc;
 
@@ -18,10 +21,21 @@ pub struct Device {
 /// address, launch failure) are crashes; the worker exits after reporting one.
 pub fn driver_fault(what: &str, e: DriverError) -> KernelFault {
     let text = format!("{e:?}");
-    if text.contains("ILLEGAL_ADDRESS") || text.contains("LAUNCH_FAILED") || text.contains("MISALIGNED") || text.contains("ILLEGAL_INSTRUCTION") || text.contains("ASSERT") {
-        KernelFault::Crashed { message: format!("the GPU reported {text} during {what}: the kernel accessed memory it must not (the emulator names the thread and line)") }
+    if text.contains("ILLEGAL_ADDRESS")
+        || text.contains("LAUNCH_FAILED")
+        || text.contains("MISALIGNED")
+        || text.contains("ILLEGAL_INSTRUCTION")
+        || text.contains("ASSERT")
+    {
+        KernelFault::Crashed {
+            message: format!(
+                "the GPU reported {text} during {what}: the kernel accessed memory it must not (the emulator names the thread and line)"
+            ),
+        }
     } else {
-        KernelFault::Infrastructure { message: format!("CUDA error during {what}: {text}") }
+        KernelFault::Infrastructure {
+            message: format!("CUDA error during {what}: {text}"),
+        }
     }
 }
 
@@ -40,7 +54,11 @@ impl Device {
         // SAFETY: this process uses one stream and synchronises explicitly.
         unsafe { ctx.disable_event_tracking() };
         let stream = ctx.default_stream();
-        Ok(Device { ctx, stream, loaded: None })
+        Ok(Device {
+            ctx,
+            stream,
+            loaded: None,
+        })
     }
 
     pub fn info(&self) -> Result<DeviceInfo, DriverError> {
@@ -87,14 +105,26 @@ impl Device {
             Some(cubin) => Ptx::from_binary(cubin),
             None => Ptx::from_src(kernel.ptx.clone()),
         };
-        let module = self.ctx.load_module(image).map_err(|e| driver_fault("module load", e))?;
-        let function = module.load_function(&kernel.entry).map_err(|e| driver_fault("cuModuleGetFunction", e))?;
+        let module = self
+            .ctx
+            .load_module(image)
+            .map_err(|e| driver_fault("module load", e))?;
+        let function = module
+            .load_function(&kernel.entry)
+            .map_err(|e| driver_fault("cuModuleGetFunction", e))?;
         self.loaded = Some((key, module, function.clone()));
         Ok(function)
     }
 
     /// Launches once as the contract says: pinned block, derived grid, dynamic shared bytes.
-    pub fn launch(&self, f: &CudaFunction, lesson: &Lesson, n: u32, input: &CudaSlice<f32>, output: &mut CudaSlice<f32>) -> Result<(), DriverError> {
+    pub fn launch(
+        &self,
+        f: &CudaFunction,
+        lesson: &Lesson,
+        n: u32,
+        input: &CudaSlice<f32>,
+        output: &mut CudaSlice<f32>,
+    ) -> Result<(), DriverError> {
         let (in_ptr, _in_sync) = input.device_ptr(&self.stream);
         let (out_ptr, _out_sync) = output.device_ptr(&self.stream);
         let n_arg = n as i32;

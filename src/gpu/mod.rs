@@ -20,7 +20,10 @@ use std::time::Duration;
 /// How long one verification launch (with its copies) may take before the worker is killed;
 /// `$HALOSCOPE_GPU_TIMEOUT_S` overrides it.
 pub fn verify_timeout() -> Duration {
-    let seconds = std::env::var("HALOSCOPE_GPU_TIMEOUT_S").ok().and_then(|s| s.parse().ok()).unwrap_or(20);
+    let seconds = std::env::var("HALOSCOPE_GPU_TIMEOUT_S")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(20);
     Duration::from_secs(seconds)
 }
 /// The profiler child: CUPTI's patched launches run tens of times slower.
@@ -45,10 +48,22 @@ impl GpuBackend {
     /// Starts the worker and asks it for the device.
     pub fn open() -> Result<GpuBackend, KernelFault> {
         let mut worker = Worker::spawn(false).map_err(|e| infrastructure(&e))?;
-        match worker.request(&Request::Hello, HELLO_TIMEOUT).map_err(|e| infrastructure(&e))? {
-            Response::Hello { device: Some(device), .. } => Ok(GpuBackend { worker: Some(worker), device }),
-            Response::Hello { problem, .. } => Err(KernelFault::Infrastructure { message: format!("no usable GPU: {}", problem.unwrap_or_default()) }),
-            other => Err(KernelFault::Infrastructure { message: format!("unexpected worker reply {other:?}") }),
+        match worker
+            .request(&Request::Hello, HELLO_TIMEOUT)
+            .map_err(|e| infrastructure(&e))?
+        {
+            Response::Hello {
+                device: Some(device), ..
+            } => Ok(GpuBackend {
+                worker: Some(worker),
+                device,
+            }),
+            Response::Hello { problem, .. } => Err(KernelFault::Infrastructure {
+                message: format!("no usable GPU: {}", problem.unwrap_or_default()),
+            }),
+            other => Err(KernelFault::Infrastructure {
+                message: format!("unexpected worker reply {other:?}"),
+            }),
         }
     }
 
@@ -78,7 +93,9 @@ impl GpuBackend {
 }
 
 fn infrastructure(error: &WorkerError) -> KernelFault {
-    KernelFault::Infrastructure { message: format!("GPU worker: {error:?}") }
+    KernelFault::Infrastructure {
+        message: format!("GPU worker: {error:?}"),
+    }
 }
 
 fn worker_fault(error: &WorkerError) -> KernelFault {
@@ -89,7 +106,9 @@ fn worker_fault(error: &WorkerError) -> KernelFault {
                 limit.as_secs()
             ),
         },
-        WorkerError::Died(why) => KernelFault::Crashed { message: format!("the GPU worker process died ({why}); a new one starts with the next run") },
+        WorkerError::Died(why) => KernelFault::Crashed {
+            message: format!("the GPU worker process died ({why}); a new one starts with the next run"),
+        },
         WorkerError::Spawn(why) => KernelFault::Infrastructure { message: why.clone() },
     }
 }
@@ -97,41 +116,86 @@ fn worker_fault(error: &WorkerError) -> KernelFault {
 impl Backend for GpuBackend {
     fn info(&self) -> BackendInfo {
         let (major, minor) = self.device.compute_capability;
-        BackendInfo { kind: BackendKind::Gpu, device: format!("{} (sm_{major}{minor}), driver {}", self.device.name, self.device.driver_version) }
+        BackendInfo {
+            kind: BackendKind::Gpu,
+            device: format!(
+                "{} (sm_{major}{minor}), driver {}",
+                self.device.name, self.device.driver_version
+            ),
+        }
     }
 
     fn target(&self) -> Target {
         let (major, minor) = self.device.compute_capability;
-        Target::Cubin { sm: (major * 10 + minor) as u32 }
-    }
-
-    fn verify_size(&mut self, lesson: &Lesson, kernel: &CompiledKernel, n: u32, seed: u64, _cancel: &CancelFlag) -> Result<SizeRun, KernelFault> {
-        let request = Request::Verify { lesson: Box::new(lesson.clone()), kernel: Self::image(kernel), n, seed };
-        match self.call(&request, verify_timeout())? {
-            Response::Verified { run, .. } => Ok(run),
-            other => Err(KernelFault::Infrastructure { message: format!("unexpected worker reply {other:?}") }),
+        Target::Cubin {
+            sm: (major * 10 + minor) as u32,
         }
     }
 
-    fn profile(&mut self, lesson: &Lesson, kernel: &CompiledKernel, _cancel: &CancelFlag) -> Result<SectorProfile, KernelFault> {
+    fn verify_size(
+        &mut self,
+        lesson: &Lesson,
+        kernel: &CompiledKernel,
+        n: u32,
+        seed: u64,
+        _cancel: &CancelFlag,
+    ) -> Result<SizeRun, KernelFault> {
+        let request = Request::Verify {
+            lesson: Box::new(lesson.clone()),
+            kernel: Self::image(kernel),
+            n,
+            seed,
+        };
+        match self.call(&request, verify_timeout())? {
+            Response::Verified { run, .. } => Ok(run),
+            other => Err(KernelFault::Infrastructure {
+                message: format!("unexpected worker reply {other:?}"),
+            }),
+        }
+    }
+
+    fn profile(
+        &mut self,
+        lesson: &Lesson,
+        kernel: &CompiledKernel,
+        _cancel: &CancelFlag,
+    ) -> Result<SectorProfile, KernelFault> {
         // A fresh child per measurement: CUPTI collects SASS metrics once per process.
         let mut child = Worker::spawn(true).map_err(|e| infrastructure(&e))?;
-        let request = Request::Profile { lesson: Box::new(lesson.clone()), kernel: Self::image(kernel), n: lesson.profile_size, launches: lesson.profile_launches };
+        let request = Request::Profile {
+            lesson: Box::new(lesson.clone()),
+            kernel: Self::image(kernel),
+            n: lesson.profile_size,
+            launches: lesson.profile_launches,
+        };
         match child.request(&request, PROFILE_TIMEOUT).map_err(|e| worker_fault(&e))? {
             Response::Profiled { profile } => Ok(sector_profile(&profile, lesson.profile_size)),
             Response::Fault { fault } => Err(fault),
-            other => Err(KernelFault::Infrastructure { message: format!("unexpected profiler reply {other:?}") }),
+            other => Err(KernelFault::Infrastructure {
+                message: format!("unexpected profiler reply {other:?}"),
+            }),
         }
     }
 
-    fn time(&mut self, lesson: &Lesson, kernel: &CompiledKernel, _cancel: &CancelFlag) -> Result<Option<Timing>, KernelFault> {
-        let request = Request::Time { lesson: Box::new(lesson.clone()), kernel: Self::image(kernel), launches: lesson.profile_launches };
+    fn time(
+        &mut self,
+        lesson: &Lesson,
+        kernel: &CompiledKernel,
+        _cancel: &CancelFlag,
+    ) -> Result<Option<Timing>, KernelFault> {
+        let request = Request::Time {
+            lesson: Box::new(lesson.clone()),
+            kernel: Self::image(kernel),
+            launches: lesson.profile_launches,
+        };
         match self.call(&request, TIME_TIMEOUT)? {
             Response::Timed { mut timing } => {
                 timing.copy_gbps = Some(self.device.copy_gbps);
                 Ok(Some(timing))
             }
-            other => Err(KernelFault::Infrastructure { message: format!("unexpected worker reply {other:?}") }),
+            other => Err(KernelFault::Infrastructure {
+                message: format!("unexpected worker reply {other:?}"),
+            }),
         }
     }
 }
@@ -139,9 +203,22 @@ impl Backend for GpuBackend {
 /// CUPTI's per-instruction records summed into the report's shape.
 pub fn sector_profile(p: &GpuProfile, n: u32) -> SectorProfile {
     let mut lines: std::collections::BTreeMap<u32, LineSectors> = Default::default();
-    let mut profile = SectorProfile { n, launches: p.launches, launches_executed: p.launches, source: p.source.clone(), ..SectorProfile::default() };
-    for r in p.records.iter().filter(|r| r.sectors > 0 || r.global_loads > 0 || r.global_stores > 0) {
-        let line = lines.entry(r.line).or_insert_with(|| LineSectors { line: r.line, ..LineSectors::default() });
+    let mut profile = SectorProfile {
+        n,
+        launches: p.launches,
+        launches_executed: p.launches,
+        source: p.source.clone(),
+        ..SectorProfile::default()
+    };
+    for r in p
+        .records
+        .iter()
+        .filter(|r| r.sectors > 0 || r.global_loads > 0 || r.global_stores > 0)
+    {
+        let line = lines.entry(r.line).or_insert_with(|| LineSectors {
+            line: r.line,
+            ..LineSectors::default()
+        });
         line.sectors += r.sectors;
         line.ideal_sectors += r.ideal_sectors;
         line.global_instructions += r.global_loads + r.global_stores;
@@ -158,8 +235,14 @@ pub fn sector_profile(p: &GpuProfile, n: u32) -> SectorProfile {
             profile.load_sectors += r.sectors;
         }
     }
-    let (instructions, lanes) = lines.values().fold((0, 0), |(i, l), x| (i + x.warp_instructions, l + x.active_lanes));
-    profile.average_active_lanes = if instructions == 0 { 0.0 } else { lanes as f64 / instructions as f64 };
+    let (instructions, lanes) = lines
+        .values()
+        .fold((0, 0), |(i, l), x| (i + x.warp_instructions, l + x.active_lanes));
+    profile.average_active_lanes = if instructions == 0 {
+        0.0
+    } else {
+        lanes as f64 / instructions as f64
+    };
     profile.per_line = lines.into_values().collect();
     profile
 }

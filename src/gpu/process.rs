@@ -77,7 +77,12 @@ impl Worker {
                 }
             }
         });
-        Ok(Worker { child, stdin, replies, stderr })
+        Ok(Worker {
+            child,
+            stdin,
+            replies,
+            stderr,
+        })
     }
 
     pub fn request(&mut self, request: &Request, timeout: Duration) -> Result<Response, WorkerError> {
@@ -86,7 +91,9 @@ impl Worker {
             return Err(self.died());
         }
         match self.replies.recv_timeout(timeout) {
-            Ok(reply) => serde_json::from_str(&reply).map_err(|e| WorkerError::Died(format!("unreadable reply ({e}): {reply}"))),
+            Ok(reply) => {
+                serde_json::from_str(&reply).map_err(|e| WorkerError::Died(format!("unreadable reply ({e}): {reply}")))
+            }
             Err(RecvTimeoutError::Timeout) => {
                 self.kill();
                 Err(WorkerError::Timeout(timeout))
@@ -96,10 +103,21 @@ impl Worker {
     }
 
     fn died(&mut self) -> WorkerError {
-        let status = self.child.wait().map(|s| s.to_string()).unwrap_or_else(|e| e.to_string());
+        let status = self
+            .child
+            .wait()
+            .map(|s| s.to_string())
+            .unwrap_or_else(|e| e.to_string());
         std::thread::sleep(Duration::from_millis(50)); // let the stderr reader catch up
         let tail = self.stderr.lock().map(|s| s.trim().to_string()).unwrap_or_default();
-        WorkerError::Died(format!("{status}{}", if tail.is_empty() { String::new() } else { format!(": {tail}") }))
+        WorkerError::Died(format!(
+            "{status}{}",
+            if tail.is_empty() {
+                String::new()
+            } else {
+                format!(": {tail}")
+            }
+        ))
     }
 
     pub fn kill(&mut self) {

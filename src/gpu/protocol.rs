@@ -27,7 +27,9 @@ impl KernelImage {
     }
 
     pub fn cubin(&self) -> Option<Vec<u8>> {
-        self.cubin_base64.as_ref().and_then(|b| base64::engine::general_purpose::STANDARD.decode(b).ok())
+        self.cubin_base64
+            .as_ref()
+            .and_then(|b| base64::engine::general_purpose::STANDARD.decode(b).ok())
     }
 
     /// Identifies the code, so a worker can keep a loaded module between requests.
@@ -45,10 +47,24 @@ impl KernelImage {
 #[serde(tag = "op", rename_all = "snake_case")]
 pub enum Request {
     Hello,
-    Verify { lesson: Box<Lesson>, kernel: KernelImage, n: u32, seed: u64 },
-    Time { lesson: Box<Lesson>, kernel: KernelImage, launches: u32 },
+    Verify {
+        lesson: Box<Lesson>,
+        kernel: KernelImage,
+        n: u32,
+        seed: u64,
+    },
+    Time {
+        lesson: Box<Lesson>,
+        kernel: KernelImage,
+        launches: u32,
+    },
     /// Only for the one-shot profiler child.
-    Profile { lesson: Box<Lesson>, kernel: KernelImage, n: u32, launches: u32 },
+    Profile {
+        lesson: Box<Lesson>,
+        kernel: KernelImage,
+        n: u32,
+        launches: u32,
+    },
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
@@ -88,9 +104,21 @@ pub struct GpuProfile {
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(tag = "reply", rename_all = "snake_case")]
 pub enum Response {
-    Hello { device: Option<DeviceInfo>, problem: Option<String> },
-    Verified { run: SizeRun, millis: f64 },
-    Timed { timing: Timing },
-    Profiled { profile: GpuProfile },
-    Fault { fault: KernelFault },
+    Hello {
+        device: Option<DeviceInfo>,
+        problem: Option<String>,
+    },
+    Verified {
+        run: SizeRun,
+        millis: f64,
+    },
+    Timed {
+        timing: Timing,
+    },
+    Profiled {
+        profile: GpuProfile,
+    },
+    Fault {
+        fault: KernelFault,
+    },
 }

@@ -4,12 +4,12 @@
 
 use super::cupti::profile_with_cupti;
 use super::device::{Device, driver_fault};
-use cudarc::driver::DriverError;
 use super::protocol::{KernelImage, Request, Response};
 use crate::backend::{KernelFault, SizeRun};
 use crate::harness::{check_size, random_inputs};
 use crate::lesson::Lesson;
 use crate::report::Timing;
+use cudarc::driver::DriverError;
 use std::io::{BufRead, Write};
 
 /// Serves requests until stdin closes. `one_shot`: answer one request and exit (the
@@ -25,9 +25,18 @@ pub fn worker_main(one_shot: bool) -> i32 {
         }
         let (response, fatal) = match serde_json::from_str::<Request>(&line) {
             Ok(request) => handle(&mut device, request),
-            Err(e) => (Response::Fault { fault: KernelFault::Infrastructure { message: format!("bad request: {e}") } }, false),
+            Err(e) => (
+                Response::Fault {
+                    fault: KernelFault::Infrastructure {
+                        message: format!("bad request: {e}"),
+                    },
+                },
+                false,
+            ),
         };
-        let text = serde_json::to_string(&response).unwrap_or_else(|e| format!("{{\"reply\":\"fault\",\"fault\":{{\"kind\":\"infrastructure\",\"message\":\"{e}\"}}}}"));
+        let text = serde_json::to_string(&response).unwrap_or_else(|e| {
+            format!("{{\"reply\":\"fault\",\"fault\":{{\"kind\":\"infrastructure\",\"message\":\"{e}\"}}}}")
+        });
         if writeln!(out, "{text}").and_then(|_| out.flush()).is_err() {
             return 1;
         }
@@ -54,17 +63,49 @@ fn handle(slot: &mut Option<Device>, request: Request) -> (Response, bool) {
         Request::Hello => {
             return match device(slot) {
                 Ok(d) => match d.info() {
-                    Ok(info) => (Response::Hello { device: Some(info), problem: None }, false),
-                    Err(e) => (Response::Hello { device: None, problem: Some(format!("{e:?}")) }, false),
+                    Ok(info) => (
+                        Response::Hello {
+                            device: Some(info),
+                            problem: None,
+                        },
+                        false,
+                    ),
+                    Err(e) => (
+                        Response::Hello {
+                            device: None,
+                            problem: Some(format!("{e:?}")),
+                        },
+                        false,
+                    ),
                 },
-                Err(fault) => (Response::Hello { device: None, problem: Some(fault.message()) }, false),
+                Err(fault) => (
+                    Response::Hello {
+                        device: None,
+                        problem: Some(fault.message()),
+                    },
+                    false,
+                ),
             };
         }
-        Request::Verify { lesson, kernel, n, seed } => device(slot).and_then(|d| verify(d, &lesson, &kernel, n, seed)),
-        Request::Time { lesson, kernel, launches } => {
-            device(slot).and_then(|d| time(d, &lesson, &kernel, launches)).map(|timing| Response::Timed { timing })
-        }
-        Request::Profile { lesson, kernel, n, launches } => device(slot)
+        Request::Verify {
+            lesson,
+            kernel,
+            n,
+            seed,
+        } => device(slot).and_then(|d| verify(d, &lesson, &kernel, n, seed)),
+        Request::Time {
+            lesson,
+            kernel,
+            launches,
+        } => device(slot)
+            .and_then(|d| time(d, &lesson, &kernel, launches))
+            .map(|timing| Response::Timed { timing }),
+        Request::Profile {
+            lesson,
+            kernel,
+            n,
+            launches,
+        } => device(slot)
             .and_then(|d| profile_with_cupti(d, &lesson, &kernel, n, launches))
             .map(|profile| Response::Profiled { profile }),
     };
@@ -81,15 +122,30 @@ fn verify(d: &mut Device, lesson: &Lesson, kernel: &KernelImage, n: u32, seed: u
     let started = std::time::Instant::now();
     let f = d.function(kernel)?;
     let verification = check_size(lesson, n, seed, |input, output| {
-        let d_in = d.stream.clone_htod(input).map_err(|e| driver_fault("copying the input", e))?;
+        let d_in = d
+            .stream
+            .clone_htod(input)
+            .map_err(|e| driver_fault("copying the input", e))?;
         // The output arrives poisoned: the device copy starts poisoned too.
-        let mut d_out = d.stream.clone_htod(output).map_err(|e| driver_fault("poisoning the output", e))?;
-        d.launch(&f, lesson, n, &d_in, &mut d_out).map_err(|e| driver_fault("the launch", e))?;
+        let mut d_out = d
+            .stream
+            .clone_htod(output)
+            .map_err(|e| driver_fault("poisoning the output", e))?;
+        d.launch(&f, lesson, n, &d_in, &mut d_out)
+            .map_err(|e| driver_fault("the launch", e))?;
         d.stream.synchronize().map_err(|e| driver_fault("the kernel", e))?;
-        d.stream.memcpy_dtoh(&d_out, output).map_err(|e| driver_fault("copying the output back", e))?;
+        d.stream
+            .memcpy_dtoh(&d_out, output)
+            .map_err(|e| driver_fault("copying the output back", e))?;
         Ok::<(), KernelFault>(())
     })?;
-    Ok(Response::Verified { run: SizeRun { verification, findings: Vec::new() }, millis: started.elapsed().as_secs_f64() * 1e3 })
+    Ok(Response::Verified {
+        run: SizeRun {
+            verification,
+            findings: Vec::new(),
+        },
+        millis: started.elapsed().as_secs_f64() * 1e3,
+    })
 }
 
 /// CUDA events around each launch, after a warm-up; no profiler attached.
@@ -98,18 +154,30 @@ fn time(d: &mut Device, lesson: &Lesson, kernel: &KernelImage, launches: u32) ->
     let f = d.function(kernel)?;
     let n = lesson.profile_size;
     let count = lesson.stencil.elements(n);
-    let d_in = d.stream.clone_htod(&random_inputs(count, 1)).map_err(fault("copying the input"))?;
-    let mut d_out = d.stream.alloc_zeros::<f32>(count).map_err(fault("allocating the output"))?;
+    let d_in = d
+        .stream
+        .clone_htod(&random_inputs(count, 1))
+        .map_err(fault("copying the input"))?;
+    let mut d_out = d
+        .stream
+        .alloc_zeros::<f32>(count)
+        .map_err(fault("allocating the output"))?;
     for _ in 0..5 {
-        d.launch(&f, lesson, n, &d_in, &mut d_out).map_err(fault("a warm-up launch"))?;
+        d.launch(&f, lesson, n, &d_in, &mut d_out)
+            .map_err(fault("a warm-up launch"))?;
     }
     d.stream.synchronize().map_err(fault("the warm-up"))?;
-    let events = |d: &Device| d.ctx.new_event(Some(CUevent_flags::CU_EVENT_DEFAULT)).map_err(fault("creating events"));
+    let events = |d: &Device| {
+        d.ctx
+            .new_event(Some(CUevent_flags::CU_EVENT_DEFAULT))
+            .map_err(fault("creating events"))
+    };
     let mut pairs = Vec::new();
     for _ in 0..launches {
         let (start, end) = (events(d)?, events(d)?);
         start.record(&d.stream).map_err(fault("recording an event"))?;
-        d.launch(&f, lesson, n, &d_in, &mut d_out).map_err(fault("a timed launch"))?;
+        d.launch(&f, lesson, n, &d_in, &mut d_out)
+            .map_err(fault("a timed launch"))?;
         end.record(&d.stream).map_err(fault("recording an event"))?;
         pairs.push((start, end));
     }
@@ -141,8 +209,14 @@ pub fn launch_only(lesson: &Lesson, kernel: &KernelImage, n: u32, launches: u32)
     let mut d = Device::open().map_err(|message| KernelFault::Infrastructure { message })?;
     let f = d.function(kernel)?;
     let count = lesson.stencil.elements(n);
-    let d_in = d.stream.clone_htod(&random_inputs(count, 3)).map_err(fault("copying the input"))?;
-    let mut d_out = d.stream.alloc_zeros::<f32>(count).map_err(fault("allocating the output"))?;
+    let d_in = d
+        .stream
+        .clone_htod(&random_inputs(count, 3))
+        .map_err(fault("copying the input"))?;
+    let mut d_out = d
+        .stream
+        .alloc_zeros::<f32>(count)
+        .map_err(fault("allocating the output"))?;
     for _ in 0..launches {
         d.launch(&f, lesson, n, &d_in, &mut d_out).map_err(fault("a launch"))?;
     }

@@ -12,12 +12,18 @@ pub fn root() -> PathBuf {
         return root.into();
     }
     let built = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
-    if built.join("lessons").is_dir() { built } else { std::env::current_dir().unwrap() }
+    if built.join("lessons").is_dir() {
+        built
+    } else {
+        std::env::current_dir().unwrap()
+    }
 }
 
 /// The haloscope binary: `$HALOSCOPE_BIN`, else the one cargo built for this test.
 pub fn binary() -> PathBuf {
-    std::env::var_os("HALOSCOPE_BIN").map(PathBuf::from).unwrap_or_else(|| PathBuf::from(env!("CARGO_BIN_EXE_haloscope")))
+    std::env::var_os("HALOSCOPE_BIN")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from(env!("CARGO_BIN_EXE_haloscope")))
 }
 
 pub fn course() -> Course {

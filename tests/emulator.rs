@@ -1,0 +1,235 @@
+//! The emulator: hand-counted sectors on a corpus of small kernels, the lesson kernels
+//! against the CPU reference, and the learner-facing checks.
+
+mod common;
+
+use haloscope::backend::{BackendChoice, CancelFlag, FindingKind, KernelFault};
+use haloscope::compile::{Target, compile_kernel};
+use haloscope::emu::{RunOptions, load_program, run_lesson_kernel};
+use haloscope::lesson::{GridDim, GridRule, Lesson};
+use haloscope::pipeline::{RunRequest, run_lesson};
+use haloscope::report::Verdict;
+
+/// A one-warp launch contract: entry `k(const float*, float*, int)`, block 32, grid 1.
+fn one_warp_lesson() -> Lesson {
+    let mut lesson = common::lesson("stencil-1d");
+    lesson.entry = "k".into();
+    lesson.block = [32, 1, 1];
+    lesson.grid = GridRule([GridDim::Fixed { count: 1 }; 3]);
+    lesson
+}
+
+struct Counted {
+    sectors: u64,
+    loads: u64,
+    stores: u64,
+    ideal: u64,
+}
+
+/// Compiles a corpus kernel and runs it once on 2048 floats.
+fn count(file: &str) -> Counted {
+    let lesson = one_warp_lesson();
+    let path = common::root().join("tests/emu_corpus").join(file);
+    let source = std::fs::read_to_string(&path).unwrap();
+    let kernel =
+        compile_kernel(&source, file, &lesson, Target::EMULATOR, None).unwrap_or_else(|e| panic!("{}", e.headline()));
+    let prog = load_program(&kernel.ptx, "k").unwrap();
+    let input = vec![1.0f32; 2048];
+    let mut output = vec![0.0f32; 2048];
+    let stats = run_lesson_kernel(
+        &prog,
+        &lesson,
+        2048,
+        &input,
+        &mut output,
+        &RunOptions::default(),
+        &CancelFlag::default(),
+    )
+    .unwrap();
+    let profile = haloscope::emu::sector_profile(&prog, &stats, 2048, 1);
+    Counted {
+        sectors: profile.sectors,
+        loads: profile.load_sectors,
+        stores: profile.store_sectors,
+        ideal: profile.ideal_sectors,
+    }
+}
+
+#[test]
+fn aligned_row_is_four_sectors_each_way() {
+    let c = count("aligned_row.cu");
+    assert_eq!((c.loads, c.stores, c.ideal), (4, 4, 8));
+}
+
+#[test]
+fn misaligned_row_costs_a_fifth_sector() {
+    let c = count("misaligned_row.cu");
+    assert_eq!((c.loads, c.stores), (5, 4));
+    assert_eq!(c.ideal, 8);
+}
+
+#[test]
+fn strided_column_is_one_sector_per_lane() {
+    let c = count("strided_column.cu");
+    assert_eq!((c.loads, c.stores), (32, 4));
+}
+
+#[test]
+fn lone_lane_pays_a_whole_sector() {
+    let c = count("lone_lane.cu");
+    assert_eq!((c.loads, c.stores, c.ideal), (1, 1, 2));
+}
+
+#[test]
+fn vector_loads_count_their_bytes() {
+    let c = count("vector_load.cu");
+    assert_eq!((c.loads, c.stores), (16, 4));
+}
+
+#[test]
+fn divergent_branch_counts_each_side() {
+    let c = count("divergent_branch.cu");
+    assert_eq!(c.loads, 4);
+    // One store after reconvergence (4) or one per side (2 + 2): either way 4 sectors.
+    assert_eq!(c.stores, 4);
+}
+
+#[test]
+fn predicated_store_counts_only_active_lanes_sectors() {
+    let c = count("predicated_store.cu");
+    assert_eq!((c.loads, c.stores, c.ideal), (0, 4, 2));
+}
+
+#[test]
+fn two_store_instructions_stay_two() {
+    let c = count("two_stores.cu");
+    assert_eq!((c.sectors, c.stores), (8, 8));
+}
+
+fn run(lesson: &str, kernel: &str) -> haloscope::report::RunReport {
+    let lesson = common::lesson(lesson);
+    let path = common::root().join(kernel);
+    let request = RunRequest {
+        source: std::fs::read_to_string(&path).unwrap(),
+        source_name: path.file_name().unwrap().to_string_lossy().into_owned(),
+        kernel_file: kernel.into(),
+        seed: Some(3),
+        nvrtc_path: None,
+    };
+    run_lesson(
+        &lesson,
+        &request,
+        BackendChoice::Emu,
+        &mut |_| {},
+        &CancelFlag::default(),
+    )
+}
+
+#[test]
+fn the_lesson_figures_match_the_h200() {
+    // docs/measurements.md: ncu on the H200, 100 launches.
+    let cases = [
+        ("stencil-2d", "kernels/stencil-2d/starter.cu", 1_362_688_000u64),
+        ("stencil-2d", "kernels/stencil-2d/solution.cu", 576_614_000),
+        ("stencil-3d", "kernels/stencil-3d/starter.cu", 1_748_460_000),
+        ("stencil-3d", "kernels/stencil-3d/solution.cu", 948_659_200),
+    ];
+    for (lesson, kernel, sectors) in cases {
+        let report = run(lesson, kernel);
+        assert_eq!(
+            report.profile.as_ref().map(|p| p.sectors),
+            Some(sectors),
+            "{kernel}: {}",
+            report.headline
+        );
+        assert!(report.sizes.iter().all(|s| s.passed()), "{kernel}: {}", report.headline);
+    }
+}
+
+#[test]
+fn a_race_is_caught_with_thread_and_line() {
+    let report = run("stencil-1d", "kernels/stencil-1d/no_barrier.cu");
+    assert_eq!(report.verdict, Verdict::KernelFault);
+    let race = report
+        .findings
+        .iter()
+        .find(|f| f.kind == FindingKind::SharedRace)
+        .expect("a race");
+    assert_eq!(race.at.line, Some(32));
+    assert!(race.message.contains("no __syncthreads()"), "{}", race.message);
+}
+
+#[test]
+fn a_missing_barrier_in_the_3d_plane_loop_is_caught() {
+    let report = run("stencil-3d", "tests/fixtures/kernels/plane_one_barrier.cu");
+    assert_eq!(report.verdict, Verdict::KernelFault, "{}", report.headline);
+    assert!(
+        report.findings.iter().any(|f| f.kind == FindingKind::SharedRace),
+        "{:?}",
+        report.findings
+    );
+}
+
+#[test]
+fn an_uninitialised_shared_read_is_caught() {
+    let report = run("stencil-1d", "kernels/stencil-1d/no_halo.cu");
+    let finding = report
+        .findings
+        .iter()
+        .find(|f| f.kind == FindingKind::UninitialisedSharedRead)
+        .expect("finding");
+    assert_eq!(finding.at.line, Some(26));
+    assert_eq!(finding.at.thread, [255, 0, 0]);
+}
+
+#[test]
+fn an_out_of_bounds_write_names_thread_line_and_buffer() {
+    let report = run("stencil-2d", "tests/fixtures/kernels/oob_write.cu");
+    assert_eq!(report.verdict, Verdict::KernelFault);
+    let Some(KernelFault::OutOfBounds { at, write, message, .. }) = &report.fault else {
+        panic!("{:?}", report.fault)
+    };
+    assert!(*write);
+    assert_eq!(at.line, Some(9));
+    assert_eq!(at.block, [0, 0, 0]);
+    assert_eq!(at.thread, [0, 0, 0]);
+    assert!(message.contains("past the end of `out`"), "{message}");
+}
+
+#[test]
+fn an_endless_loop_ends_with_a_clear_message() {
+    let report = run("stencil-2d", "tests/fixtures/kernels/infinite_loop.cu");
+    assert_eq!(report.verdict, Verdict::KernelFault);
+    assert!(
+        matches!(report.fault, Some(KernelFault::Timeout { .. })),
+        "{:?}",
+        report.fault
+    );
+    assert!(report.headline.contains("endless loop"), "{}", report.headline);
+}
+
+#[test]
+fn a_cancelled_run_stops() {
+    let lesson = common::lesson("stencil-2d");
+    let path = common::root().join("kernels/stencil-2d/starter.cu");
+    let request = RunRequest {
+        source: std::fs::read_to_string(&path).unwrap(),
+        source_name: "starter.cu".into(),
+        kernel_file: "starter.cu".into(),
+        seed: Some(1),
+        nvrtc_path: None,
+    };
+    let cancel = CancelFlag::default();
+    cancel.cancel();
+    let report = run_lesson(&lesson, &request, BackendChoice::Emu, &mut |_| {}, &cancel);
+    assert_eq!(report.fault, Some(KernelFault::Cancelled));
+}
+
+#[test]
+fn every_lesson_kernel_behaves_as_its_lesson_declares() {
+    for lesson in ["stencil-1d", "stencil-2d", "stencil-3d", "stencil-3d-registers"] {
+        let dir = format!("lessons/{lesson}");
+        let (code, out, err) = common::haloscope(&["lesson", "check", &dir]);
+        assert_eq!(code, 0, "{lesson}:\n{out}\n{err}");
+    }
+}
