@@ -13,5 +13,6 @@ pub mod gpu;
 pub mod harness;
 pub mod lesson;
 pub mod pipeline;
+pub mod reads;
 pub mod ptx;
 pub mod report;

@@ -3,7 +3,7 @@
 
 use super::fault::{EmuFault, EmuFaultKind};
 use super::ir::{Kind, Program};
-use super::stats::{LaunchStats, RawFinding, TracedRead};
+use super::stats::{LaunchStats, RawFinding, TracedAccess};
 use super::{RunOptions, load_program, run_lesson_kernel};
 use crate::backend::{
     Backend, BackendInfo, BackendKind, CancelFlag, Finding, FindingKind, KernelFault, SizeRun, ThreadPlace,
@@ -19,8 +19,8 @@ use std::sync::Arc;
 pub struct EmulatorOptions {
     /// Host threads (0: all cores).
     pub threads: usize,
-    /// Record the reads of this (block, thread) in every launch.
-    pub watch: Option<([u32; 3], [u32; 3])>,
+    /// Trace the memory accesses of this block's threads in every launch.
+    pub watch: Option<[u32; 3]>,
 }
 
 pub struct EmulatorBackend {
@@ -28,8 +28,9 @@ pub struct EmulatorBackend {
     program: Option<(String, Arc<Program>)>,
     /// Counters of a verification launch at the profile size, reused by `profile`.
     profile_launch: Option<(String, LaunchStats)>,
-    /// Reads of the watched thread in the last launch.
-    pub last_trace: Vec<TracedRead>,
+    /// Accesses of the watched block's threads in the last launch, and its size.
+    pub last_trace: Vec<TracedAccess>,
+    pub last_trace_n: u32,
 }
 
 impl EmulatorBackend {
@@ -39,6 +40,7 @@ impl EmulatorBackend {
             program: None,
             profile_launch: None,
             last_trace: Vec::new(),
+            last_trace_n: 0,
         }
     }
 
@@ -105,6 +107,7 @@ impl Backend for EmulatorBackend {
         let stats = stats.expect("launch ran");
         let findings = stats.findings.iter().map(|f| finding(&prog, f)).collect();
         self.last_trace = stats.trace.clone();
+        self.last_trace_n = n;
         if n == lesson.profile_size {
             self.profile_launch = Some((kernel.ptx.clone(), stats));
         }

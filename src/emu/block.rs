@@ -18,8 +18,9 @@ pub struct LaunchConfig {
     pub params: Vec<u8>,
     pub dynamic_shared: u32,
     pub check_hazards: bool,
-    /// Record the reads of this (block, thread) for the read-source diagram.
-    pub watch: Option<([u32; 3], [u32; 3])>,
+    /// Record the memory accesses of every thread of this block (for the read-source
+    /// diagram), up to [`TRACE_CAP`] per thread.
+    pub watch: Option<[u32; 3]>,
     /// Instructions one warp may execute before the launch is stopped as a runaway.
     pub step_budget: u64,
     /// 32 for real warps; 1 runs every thread alone (the naive baseline of the benchmark).
@@ -37,9 +38,14 @@ pub struct BlockRunner<'a> {
     pub block_index: u64,
     pub abort: &'a AtomicBool,
     pub cancel: &'a CancelFlag,
-    watch_lane: Option<(usize, u32)>,
+    /// Whether the block running now is the watched one, and accesses traced per thread.
+    watching: bool,
+    pub(super) traced: Vec<u32>,
     pub(super) scratch: Option<Box<super::block_memory::Scratch>>,
 }
+
+/// Accesses traced per thread of the watched block: enough for several z steps in 3D.
+pub const TRACE_CAP: u32 = 96;
 
 /// How often (in warp instructions) a warp looks at the abort and cancel flags.
 const CHECK_EVERY: u64 = 1 << 14;
@@ -78,7 +84,8 @@ impl<'a> BlockRunner<'a> {
             block_index: 0,
             abort,
             cancel,
-            watch_lane: None,
+            watching: false,
+            traced: Vec::new(),
             scratch: Some(Box::default()),
         }
     }
@@ -113,13 +120,10 @@ impl<'a> BlockRunner<'a> {
             warp.reset(w as u32, w as u32 * lanes, lanes, threads, dims);
         }
         self.shared.reset();
-        self.watch_lane = match self.cfg.watch {
-            Some((block, thread)) if block == self.ctaid => {
-                let linear = thread[0] + dims[0] * (thread[1] + dims[1] * thread[2]);
-                Some(((linear / lanes) as usize, linear % lanes))
-            }
-            _ => None,
-        };
+        self.watching = self.cfg.watch == Some(self.ctaid);
+        if self.watching {
+            self.traced = vec![0; threads as usize];
+        }
         self.stats.blocks += 1;
         // The warps leave `self` for the block's run so each can be borrowed beside the rest.
         let mut warps = std::mem::take(&mut self.warps);
@@ -626,11 +630,9 @@ impl<'a> BlockRunner<'a> {
         Ok(())
     }
 
-    /// The watched thread's lane in `warp`, if it is active under `m`.
-    pub fn watched_lane(&self, warp: &Warp, m: u32) -> Option<u32> {
-        match self.watch_lane {
-            Some((w, lane)) if w == warp.index as usize && (m >> lane) & 1 != 0 => Some(lane),
-            _ => None,
-        }
+    /// Whether accesses of lane `l` of `warp` are to be traced now.
+    #[inline]
+    pub fn tracing(&self, warp: &Warp, l: usize) -> bool {
+        self.watching && self.traced.get(warp.linear[l] as usize).is_some_and(|&n| n < TRACE_CAP)
     }
 }

@@ -7,7 +7,7 @@ use super::fault::{EmuFault, EmuFaultKind};
 use super::ir::{Addr, Kind, MemSpace};
 use super::memory::{AccessError, LOCAL_WINDOW, SHARED_WINDOW, WINDOW_SIZE};
 use super::shared::bank_conflicts;
-use super::stats::{RawFinding, TracedRead};
+use super::stats::{RawFinding, TracedAccess};
 use super::warp::Warp;
 
 /// Where one lane's access goes once generic addresses are resolved.
@@ -57,6 +57,22 @@ impl BlockRunner<'_> {
             }
             None => [addr.offset as u64; 32],
         }
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn trace(&mut self, warp: &Warp, l: usize, pc: usize, space: &str, buffer: Option<String>, offset: u64, bytes: u32, store: bool, value: u64) {
+        self.traced[warp.linear[l] as usize] += 1;
+        self.stats.trace.push(TracedAccess {
+            thread: [warp.tid[0][l], warp.tid[1][l], warp.tid[2][l]],
+            store,
+            pc: pc as u32,
+            line: self.prog.insts[pc].line,
+            space: space.into(),
+            buffer,
+            offset,
+            bytes,
+            value,
+        });
     }
 
     pub(super) fn memory(&mut self, warp: &mut Warp, pc: usize, m: u32) -> Result<(), EmuFault> {
@@ -141,7 +157,6 @@ impl BlockRunner<'_> {
                 let mut sector_count = 0usize;
                 let mut global_lanes = 0u32;
                 let mut shared_lanes = 0usize;
-                let watched = self.watched_lane(warp, m);
                 let mut buffer_hint = 0usize;
                 for l in 0..32usize {
                     if (m >> l) & 1 == 0 {
@@ -213,17 +228,12 @@ impl BlockRunner<'_> {
                                     self.mem.store(buffer, at, bytes, store_values[e][l]);
                                 } else {
                                     loaded[e][l] = self.mem.load(buffer, at, bytes);
-                                    if watched == Some(l as u32) {
-                                        let b = &self.mem.buffers[buffer];
-                                        self.stats.trace.push(TracedRead {
-                                            pc: pc as u32,
-                                            line: self.prog.insts[pc].line,
-                                            space: "global".into(),
-                                            buffer: Some(b.name.clone()),
-                                            offset: at - b.base,
-                                            bytes,
-                                        });
-                                    }
+                                }
+                                if self.tracing(warp, l) {
+                                    let b = &self.mem.buffers[buffer];
+                                    let (name, offset) = (b.name.clone(), at - b.base);
+                                    let value = if is_store { store_values[e][l] } else { loaded[e][l] };
+                                    self.trace(warp, l, pc, "global", Some(name), offset, bytes, is_store, value);
                                 }
                             }
                         }
@@ -254,15 +264,9 @@ impl BlockRunner<'_> {
                                 for (e, slot) in loaded.iter_mut().enumerate().take(count) {
                                     slot[l] = self.shared.load(offset + e as u64 * bytes as u64, bytes);
                                 }
-                                if watched == Some(l as u32) {
-                                    self.stats.trace.push(TracedRead {
-                                        pc: pc as u32,
-                                        line: self.prog.insts[pc].line,
-                                        space: "shared".into(),
-                                        buffer: None,
-                                        offset,
-                                        bytes,
-                                    });
+                                if self.tracing(warp, l) {
+                                    let value = loaded[0][l];
+                                    self.trace(warp, l, pc, "shared", None, offset, bytes, false, value);
                                 }
                                 self.shared.note_read(offset, span as u32, thread, pc as u32)
                             };

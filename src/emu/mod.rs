@@ -24,7 +24,7 @@ pub use fault::{EmuFault, EmuFaultKind};
 pub use ir::Program;
 pub use launch::{host_threads, launch};
 pub use memory::GlobalMemory;
-pub use stats::{LaunchStats, PcStats, TracedRead};
+pub use stats::{LaunchStats, PcStats, TracedAccess};
 
 use crate::backend::CancelFlag;
 use crate::lesson::{Lesson, ParamKind};
@@ -40,7 +40,7 @@ pub fn load_program(ptx: &str, entry: &str) -> Result<Program, PtxError> {
 #[derive(Debug, Clone)]
 pub struct RunOptions {
     pub check_hazards: bool,
-    pub watch: Option<([u32; 3], [u32; 3])>,
+    pub watch: Option<[u32; 3]>,
     pub step_budget: u64,
     pub lanes_per_warp: u32,
     pub host_threads: usize,

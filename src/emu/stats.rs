@@ -32,9 +32,13 @@ pub struct RawFinding {
     pub count: u64,
 }
 
-/// One read made by the watched thread (for the read-source diagram).
+/// One global load or store, or shared load, made by a thread of the watched block (for the
+/// read-source diagram).
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-pub struct TracedRead {
+pub struct TracedAccess {
+    /// Thread index within the block.
+    pub thread: [u32; 3],
+    pub store: bool,
     pub pc: u32,
     pub line: u32,
     /// `global` or `shared`.
@@ -44,6 +48,8 @@ pub struct TracedRead {
     /// Byte offset into the buffer or into shared memory.
     pub offset: u64,
     pub bytes: u32,
+    /// The bits loaded or stored (the diagram matches shared loads to input values).
+    pub value: u64,
 }
 
 #[derive(Debug, Clone, Default)]
@@ -55,7 +61,7 @@ pub struct LaunchStats {
     pub warp_insts: u64,
     pub lane_insts: u64,
     pub findings: Vec<RawFinding>,
-    pub trace: Vec<TracedRead>,
+    pub trace: Vec<TracedAccess>,
     pub blocks: u64,
 }
 

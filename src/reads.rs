@@ -1,0 +1,198 @@
+//! Where each read of one output was served from, worked out from the emulator's trace of
+//! the watched block: for the picked thread, the accesses up to its store of one interior
+//! output, matched against the stencil's neighbours. This is what the read-source diagram
+//! draws, taken from the learner's actual kernel rather than a fixed picture.
+
+use crate::emu::TracedAccess;
+use crate::lesson::Lesson;
+use serde::{Deserialize, Serialize};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Neighbour {
+    Centre,
+    Left,
+    Right,
+    Up,
+    Down,
+    Behind,
+    Ahead,
+}
+
+impl Neighbour {
+    pub fn offset(self) -> [i64; 3] {
+        match self {
+            Neighbour::Centre => [0, 0, 0],
+            Neighbour::Left => [-1, 0, 0],
+            Neighbour::Right => [1, 0, 0],
+            Neighbour::Up => [0, -1, 0],
+            Neighbour::Down => [0, 1, 0],
+            Neighbour::Behind => [0, 0, -1],
+            Neighbour::Ahead => [0, 0, 1],
+        }
+    }
+
+    /// The 3, 5 or 7 points of the lesson's stencil.
+    pub fn of_dims(dims: u32) -> &'static [Neighbour] {
+        use Neighbour::*;
+        match dims {
+            1 => &[Centre, Left, Right],
+            2 => &[Centre, Left, Right, Up, Down],
+            _ => &[Centre, Left, Right, Up, Down, Behind, Ahead],
+        }
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Neighbour::Centre => "centre",
+            Neighbour::Left => "left",
+            Neighbour::Right => "right",
+            Neighbour::Up => "up",
+            Neighbour::Down => "down",
+            Neighbour::Behind => "behind",
+            Neighbour::Ahead => "ahead",
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub enum ReadSource {
+    /// A shared-memory load of this tile cell (row, column) of the lesson's tile layout.
+    Tile { row: u32, col: u32 },
+    /// A shared-memory load returning the neighbour's value, from a tile of another shape.
+    Shared { offset: u64 },
+    /// A global load of the neighbour's element.
+    Global,
+    /// No load in this step: the value was already in a register (the register sweep).
+    Register,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct StencilRead {
+    pub neighbour: Neighbour,
+    pub source: ReadSource,
+    /// Source line of the load that served it (0 for a register).
+    pub line: u32,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct OutputReads {
+    pub thread: [u32; 3],
+    /// Grid coordinates of the output.
+    pub output: [u32; 3],
+    pub reads: Vec<StencilRead>,
+    /// Global loads in the same step that did not serve this output directly (staging the
+    /// tile for the block), as element offsets from the output.
+    pub staged: Vec<[i64; 3]>,
+}
+
+/// The tile layout the lessons use: `rows x (block.x + 2)` floats at shared offset 0, the
+/// thread's own cell at (ty + 1, tx + 1) (row 0 for 1D, whose tile is one row).
+pub struct TileShape {
+    pub width: u32,
+    pub rows: u32,
+    pub dims: u32,
+}
+
+impl TileShape {
+    pub fn for_lesson(lesson: &Lesson) -> TileShape {
+        let dims = lesson.stencil.dims;
+        let rows = if dims == 1 { 1 } else { lesson.block[1] + 2 };
+        TileShape { width: lesson.block[0] + 2, rows, dims }
+    }
+
+    /// The tile cell of the thread's own output.
+    pub fn own_cell(&self, thread: [u32; 3]) -> (i64, i64) {
+        if self.dims == 1 { (0, thread[0] as i64 + 1) } else { (thread[1] as i64 + 1, thread[0] as i64 + 1) }
+    }
+
+    fn cell_of(&self, offset: u64) -> Option<(u32, u32)> {
+        let word = offset / 4;
+        (offset % 4 == 0 && word < (self.width * self.rows) as u64).then(|| ((word / self.width as u64) as u32, (word % self.width as u64) as u32))
+    }
+}
+
+fn coords(n: u32, dims: u32, element: u64) -> [i64; 3] {
+    let n = n as u64;
+    let x = element % n;
+    let y = if dims >= 2 { (element / n) % n } else { 0 };
+    let z = if dims >= 3 { element / (n * n) } else { 0 };
+    [x as i64, y as i64, z as i64]
+}
+
+fn interior(n: u32, dims: u32, c: [i64; 3]) -> bool {
+    (0..dims as usize).all(|d| c[d] > 0 && c[d] < n as i64 - 1)
+}
+
+/// The reads of the first interior output `thread` stored in the traced launch of size `n`.
+pub fn reads_of(lesson: &Lesson, n: u32, trace: &[TracedAccess], thread: [u32; 3]) -> Option<OutputReads> {
+    let dims = lesson.stencil.dims;
+    let tile = TileShape::for_lesson(lesson);
+    // Every input element the block loaded, and its bits: inputs are random, so a shared load
+    // returning exactly an element's bits was served that element from shared memory.
+    let loaded: std::collections::HashMap<[i64; 3], u64> = trace
+        .iter()
+        .filter(|a| a.space == "global" && !a.store && a.buffer.as_deref() == Some("in"))
+        .map(|a| (coords(n, dims, a.offset / 4), a.value))
+        .collect();
+    let mine: Vec<&TracedAccess> = trace.iter().filter(|a| a.thread == thread).collect();
+    let mut start = 0;
+    for (i, access) in mine.iter().enumerate() {
+        if !(access.store && access.space == "global" && access.buffer.as_deref() == Some("out")) {
+            continue;
+        }
+        let output = coords(n, dims, access.offset / 4);
+        let step = &mine[start..i];
+        start = i + 1;
+        if !interior(n, dims, output) {
+            continue;
+        }
+        let mut reads = Vec::new();
+        let mut used = vec![false; step.len()];
+        for &neighbour in Neighbour::of_dims(dims) {
+            let d = neighbour.offset();
+            let target = [output[0] + d[0], output[1] + d[1], output[2] + d[2]];
+            let value = loaded.get(&target);
+            let shared = step.iter().enumerate().rev().find(|(_, a)| a.space == "shared" && Some(&a.value) == value);
+            let global = step.iter().enumerate().rev().find(|(_, a)| {
+                a.space == "global" && !a.store && a.buffer.as_deref() == Some("in") && coords(n, dims, a.offset / 4) == target
+            });
+            let (source, line, index) = match (shared, global) {
+                (Some((k, a)), _) => {
+                    let (own_row, own_col) = tile.own_cell(thread);
+                    let want = ((own_row + if dims == 1 { 0 } else { d[1] }) as u32, (own_col + d[0]) as u32);
+                    let source = match tile.cell_of(a.offset) {
+                        Some(cell) if cell == want => ReadSource::Tile { row: cell.0, col: cell.1 },
+                        _ => ReadSource::Shared { offset: a.offset },
+                    };
+                    (source, a.line, Some(k))
+                }
+                (None, Some((k, a))) => (ReadSource::Global, a.line, Some(k)),
+                (None, None) => (ReadSource::Register, 0, None),
+            };
+            if let Some(k) = index {
+                used[k] = true;
+            }
+            reads.push(StencilRead { neighbour, source, line });
+        }
+        let staged = step
+            .iter()
+            .enumerate()
+            .filter(|(k, a)| !used[*k] && a.space == "global" && !a.store && a.buffer.as_deref() == Some("in"))
+            .map(|(_, a)| {
+                let c = coords(n, dims, a.offset / 4);
+                [c[0] - output[0], c[1] - output[1], c[2] - output[2]]
+            })
+            .collect();
+        return Some(OutputReads { thread, output: [output[0] as u32, output[1] as u32, output[2] as u32], reads, staged });
+    }
+    None
+}
+
+/// The block the emulator traces for the diagram: one away from the corner, so that its
+/// outputs are interior at every lesson's largest size.
+pub fn watched_block(lesson: &Lesson) -> [u32; 3] {
+    match lesson.stencil.dims {
+        1 => [1, 0, 0],
+        _ => [1, 1, 0],
+    }
+}
