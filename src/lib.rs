@@ -4,6 +4,7 @@
 //! (NVRTC) -> [`backend`] (emulator or GPU) -> [`harness`] (verification) -> [`report`].
 //! [`pipeline`] runs the stages in order for both the CLI and the GUI.
 
+pub mod app;
 pub mod backend;
 pub mod cli;
 pub mod compile;

@@ -26,6 +26,8 @@ pub struct Cli {
 
 #[derive(Subcommand, Debug)]
 pub enum Command {
+    /// Open the desktop app (the default when no command is given).
+    Gui(GuiArgs),
     /// List the lessons of the course.
     Lessons,
     /// Compile, verify every size and profile a kernel against a lesson's contract.
@@ -80,6 +82,31 @@ pub struct RunArgs {
     pub nvrtc: Option<PathBuf>,
 }
 
+#[derive(clap::Args, Debug, Default)]
+pub struct GuiArgs {
+    /// Lesson to open (default: the last one).
+    #[arg(long)]
+    pub lesson: Option<String>,
+    /// Press Run once the window is up.
+    #[arg(long)]
+    pub run: bool,
+    /// Save a screenshot here after the first run, then quit (for the docs and CI).
+    #[arg(long, value_name = "PNG")]
+    pub screenshot: Option<PathBuf>,
+    /// Where drafts, attempts and preferences live (default: $HALOSCOPE_DATA or ~/.local/share/haloscope).
+    #[arg(long, value_name = "DIR")]
+    pub data_dir: Option<PathBuf>,
+    /// Repaint continuously for N frames, print frame times as JSON, quit.
+    #[arg(long, value_name = "N")]
+    pub frame_bench: Option<usize>,
+    /// Load this file into the editor at start.
+    #[arg(long, value_name = "FILE")]
+    pub open: Option<PathBuf>,
+    /// Start on this results tab: result, diagram or chart.
+    #[arg(long)]
+    pub tab: Option<String>,
+}
+
 #[derive(Subcommand, Debug)]
 pub enum LessonCommand {
     /// Validate one lesson directory: contract, files, and that its kernels behave as declared.
@@ -108,9 +135,27 @@ pub fn main_with(cli: Cli) -> i32 {
             count,
         }) => run::launch(&course_dir, &lesson, &kernel, n, count),
         Some(Command::Worker { one_shot }) => crate::gpu::worker_main(one_shot),
-        None => {
-            eprintln!("no command given; try `haloscope --help`");
-            2
-        }
+        Some(Command::Gui(args)) => gui(course_dir, args),
+        None => gui(course_dir, GuiArgs::default()),
     }
+}
+
+fn gui(course_dir: PathBuf, args: GuiArgs) -> i32 {
+    use crate::app::state::ResultTab;
+    let result_tab = match args.tab.as_deref() {
+        Some("diagram") => Some(ResultTab::Diagram),
+        Some("chart") => Some(ResultTab::Chart),
+        Some("result") => Some(ResultTab::Result),
+        _ => None,
+    };
+    crate::app::run_gui(crate::app::GuiOptions {
+        course_dir,
+        data_dir: args.data_dir.unwrap_or_else(crate::app::storage::default_data_dir),
+        lesson: args.lesson,
+        run_at_start: args.run,
+        screenshot: args.screenshot,
+        frame_bench: args.frame_bench,
+        load_file: args.open,
+        result_tab,
+    })
 }

@@ -21,6 +21,10 @@ pub struct LessonFile {
     pub problem: ProblemSection,
     pub gate: GateSection,
     pub files: FilesSection,
+    /// Figures measured on the H200 (docs/measurements.md), shown in the chart and quoted in
+    /// the text; a test checks them against the emulator.
+    #[serde(default)]
+    pub figures: Figures,
     #[serde(default)]
     pub learn: Vec<String>,
     #[serde(default)]
@@ -91,4 +95,15 @@ pub struct VariantEntry {
     /// What the harness must conclude about this kernel.
     pub expect: Spanned<String>,
     pub note: String,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Deserialize, serde::Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct Figures {
+    /// Sectors over the profile run.
+    pub starter_sectors: Option<u64>,
+    pub solution_sectors: Option<u64>,
+    /// Median time per launch on the H200, microseconds.
+    pub starter_us: Option<f64>,
+    pub solution_us: Option<f64>,
 }

@@ -240,6 +240,7 @@ impl Checker<'_> {
             starter,
             solution,
             variants,
+            figures: f.figures,
             learn: f.learn,
             hints: f.hints,
         })

@@ -8,6 +8,7 @@ mod grid;
 mod load;
 mod params;
 
+pub use contract::Figures;
 pub use course::{Course, default_course_dir};
 pub use error::LessonError;
 pub use grid::{GridDim, GridRule};
@@ -97,6 +98,7 @@ pub struct Lesson {
     pub starter: PathBuf,
     pub solution: PathBuf,
     pub variants: Vec<Variant>,
+    pub figures: Figures,
     pub learn: Vec<String>,
     pub hints: Vec<String>,
 }
