@@ -42,6 +42,7 @@ pub fn show(app: &mut App, ui: &mut Ui) {
         .allow_scroll(false)
         .x_axis_formatter(move |mark, _| axis_labels.get(mark.value.round() as usize).filter(|_| (mark.value - mark.value.round()).abs() < 1e-6).cloned().unwrap_or_default())
         .y_axis_label("sectors")
+        .y_axis_formatter(|mark, _| super::editor::compact(mark.value.max(0.0) as u64))
         .show(ui, |plot| {
             plot.bar_chart(BarChart::new("sectors", bars).width(0.6));
             plot.hline(HLine::new(format!("gate {}", thousands(lesson.gate.below)), gate).style(LineStyle::dashed_loose()).color(pal.text));

@@ -137,6 +137,7 @@ fn draw_patch(ui: &mut Ui, lesson: &Lesson, pal: &Palette, picked: [u32; 3], rea
     let depth_rows = if dims == 3 { 2.0 } else { 0.0 };
     let height = cell * rows as f32 + depth_rows * (cell * 1.6);
     let (rect, response) = ui.allocate_exact_size(Vec2::new(cell * shown_cols.len() as f32, height.max(cell)), Sense::click());
+    response.widget_info(|| egui::WidgetInfo::labeled(egui::WidgetType::Canvas, true, "Read-source diagram"));
     let response = response.on_hover_text("Read-source diagram: click an owned cell to see where its reads come from");
     let painter = ui.painter_at(rect);
     let plane_top = rect.min.y + if dims == 3 { cell * 1.6 } else { 0.0 };
@@ -253,41 +254,37 @@ fn read_list(ui: &mut Ui, lesson: &Lesson, app: &mut App, reads: Option<&OutputR
 /// One warp's sectors: an owned row, a halo row, and a side column's lone lanes.
 fn sector_view(ui: &mut Ui, pal: &Palette, app: &App) {
     ui.label(RichText::new("Sectors of one warp (32 floats = 4 sectors of 32 bytes)").strong());
+    // 48 floats = 6 sectors; the block's row starts on a sector boundary (buffers are
+    // 256-byte aligned and the block is 32 floats wide).
     let width = ui.available_width().max(200.0);
-    let float_w = (width / 48.0).clamp(4.0, 14.0);
-    let rows: [(&str, Vec<bool>, u32); 3] = [
-        ("owned row", (0..40).map(|i| (4..36).contains(&i)).collect(), 4),
-        ("halo row", (0..40).map(|i| (4..36).contains(&i)).collect(), 4),
-        ("side column", (0..40).map(|i| i == 3).collect(), 1),
+    let float_w = ((width - 100.0) / 48.0).clamp(3.0, 12.0);
+    let rows: [(&str, std::ops::Range<usize>, &str); 4] = [
+        ("owned row", 8..40, "a warp's 32 floats: 4 sectors, all 128 bytes used"),
+        ("halo row", 8..40, "the row above or below: 4 sectors, like any row"),
+        ("side column", 7..8, "one lane, one float: a whole sector for 4 bytes"),
+        ("in[i - 1]", 7..39, "the starter's left neighbours: 32 floats over 5 sectors"),
     ];
-    for (name, used, sectors) in rows {
-        let (rect, _) = ui.allocate_exact_size(Vec2::new(float_w * 40.0 + 150.0, float_w * 1.6), Sense::hover());
+    for (name, used, note) in rows {
+        let (rect, _) = ui.allocate_exact_size(Vec2::new(float_w * 48.0 + 96.0, float_w * 1.5), Sense::hover());
         let painter = ui.painter_at(rect);
         painter.text(rect.left_center(), Align2::LEFT_CENTER, name, FontId::proportional(12.0), pal.text);
-        let x0 = rect.min.x + 90.0;
-        for (i, u) in used.iter().enumerate() {
-            let r = Rect::from_min_size(Pos2::new(x0 + i as f32 * float_w, rect.min.y + 2.0), Vec2::new(float_w, float_w * 1.2));
-            let touched_sector = used.iter().enumerate().any(|(j, &v)| v && j / 8 == i / 8);
-            let fill = if *u {
+        let x0 = rect.min.x + 92.0;
+        for i in 0..48usize {
+            let r = Rect::from_min_size(Pos2::new(x0 + i as f32 * float_w, rect.min.y + 1.0), Vec2::new(float_w, float_w * 1.3));
+            let sector_touched = used.clone().any(|j| j / 8 == i / 8);
+            let fill = if used.contains(&i) {
                 pal.owned
-            } else if touched_sector {
-                pal.global.gamma_multiply(0.35)
+            } else if sector_touched {
+                pal.global.gamma_multiply(0.45)
             } else {
                 pal.outside
             };
-            painter.rect_filled(r.shrink(0.5), 0.0, fill);
+            painter.rect_filled(r.shrink(0.4), 0.0, fill);
             if i % 8 == 0 {
                 painter.line_segment([r.left_top(), r.left_bottom()], Stroke::new(1.5 * pal.stroke, pal.text));
             }
         }
-        let bytes_used = used.iter().filter(|&&u| u).count() * 4;
-        painter.text(
-            Pos2::new(x0 + 40.0 * float_w + 6.0, rect.center().y),
-            Align2::LEFT_CENTER,
-            format!("{sectors} sector(s), {bytes_used} of {} bytes used", sectors * 32),
-            FontId::proportional(11.0),
-            pal.text,
-        );
+        ui.label(RichText::new(format!("    {note}")).small());
     }
     ui.label(RichText::new("Red-tinted floats are fetched but unused: a side column's lane pulls a whole sector for one float.").small());
     if let Some(p) = app.current_outcome().and_then(|o| o.report.profile.clone()) {

@@ -185,7 +185,7 @@ pub fn show(app: &mut App, ui: &mut Ui) {
 fn toolbar(app: &mut App, ui: &mut Ui) {
     ui.horizontal_wrapped(|ui| {
         let running = app.is_running();
-        if ui.add_enabled(!running, egui::Button::new(RichText::new("Run").strong())).on_hover_text("Compile, verify every size and profile (Ctrl+Enter)").clicked() {
+        if ui.add_enabled(!running, egui::Button::new(RichText::new("Run (Ctrl+Enter)").strong())).on_hover_text("Compile, verify every size and profile (Ctrl+Enter)").clicked() {
             let ctx = ui.ctx().clone();
             app.start_run(&ctx);
         }

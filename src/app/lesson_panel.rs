@@ -11,7 +11,7 @@ pub fn show(app: &mut App, ui: &mut Ui) {
     let lessons: Vec<(String, String)> = app.course.lessons.iter().map(|l| (l.id.clone(), l.title.clone())).collect();
     for (id, title) in lessons {
         let progress = app.progress.get(&id).cloned().unwrap_or_default();
-        let mark = if progress.passed { "✔ " } else { "   " };
+        let mark = if progress.passed { "[passed] " } else { "" };
         let best = progress.best_sectors.map(|s| format!("  (best {})", super::editor::compact(s))).unwrap_or_default();
         let selected = app.prefs.lesson.as_deref() == Some(id.as_str());
         if ui.selectable_label(selected, format!("{mark}{title}{best}")).clicked() && !selected {
@@ -38,9 +38,7 @@ pub fn show(app: &mut App, ui: &mut Ui) {
         return;
     };
     egui::ScrollArea::vertical().id_salt("lesson_scroll").auto_shrink([false, false]).show(ui, |ui| match tab {
-        LessonTab::Text => {
-            egui_commonmark::CommonMarkViewer::new().show(ui, &mut app.md_cache, &lesson.text);
-        }
+        LessonTab::Text => lesson_text(app, ui, &lesson.text),
         LessonTab::Contract => contract(ui, &lesson),
         LessonTab::Hints => hints(app, ui, &lesson),
         LessonTab::Learn => {
@@ -89,5 +87,45 @@ fn hints(app: &mut App, ui: &mut Ui, lesson: &crate::lesson::Lesson) {
         ui.label("This lesson has no hints.");
     } else {
         ui.label("That was the last hint.");
+    }
+}
+
+/// Markdown through egui_commonmark, except fenced code blocks, which are shown with the
+/// editor's CUDA highlighting (and without a copy button whose icon egui's fonts lack).
+fn lesson_text(app: &mut App, ui: &mut Ui, text: &str) {
+    for (is_code, part) in split_fences(text) {
+        if is_code {
+            let job = app.lesson_highlighter.layout(&part, egui::FontId::monospace(12.5));
+            egui::Frame::group(ui.style()).show(ui, |ui| {
+                ui.set_width(ui.available_width());
+                ui.label(job);
+            });
+        } else if !part.trim().is_empty() {
+            egui_commonmark::CommonMarkViewer::new().show(ui, &mut app.md_cache, &part);
+        }
+    }
+}
+
+/// Splits Markdown into (is_code, text) runs at ``` fences.
+pub fn split_fences(text: &str) -> Vec<(bool, String)> {
+    let mut parts = vec![(false, String::new())];
+    for line in text.split_inclusive('\n') {
+        if line.trim_start().starts_with("```") {
+            let in_code = parts.last().is_some_and(|p| p.0);
+            parts.push((!in_code, String::new()));
+            continue;
+        }
+        parts.last_mut().expect("one part").1.push_str(line);
+    }
+    parts.retain(|p| !p.1.is_empty());
+    parts
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn fences_split_code_from_prose() {
+        let parts = super::split_fences("a\n```cuda\nx = 1;\n```\nb\n");
+        assert_eq!(parts, vec![(false, "a\n".into()), (true, "x = 1;\n".into()), (false, "b\n".into())]);
     }
 }

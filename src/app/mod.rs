@@ -39,6 +39,8 @@ pub struct GuiOptions {
     /// Put this file in the editor at start (the frame benchmark's 500-line kernel).
     pub load_file: Option<PathBuf>,
     pub result_tab: Option<ResultTab>,
+    /// Seed for every run's inputs (default: a fresh one per run).
+    pub seed: Option<u64>,
 }
 
 /// A line to jump to in the editor, with the reason shown in the status line.
@@ -66,6 +68,7 @@ pub struct App {
     pub chart_rect: Option<egui::Rect>,
     file_dialog: Option<Receiver<editor::FileAction>>,
     md_cache: egui_commonmark::CommonMarkCache,
+    lesson_highlighter: highlight::Highlighter,
     options: GuiOptions,
     bench: Option<FrameBench>,
     started: Instant,
@@ -118,6 +121,7 @@ impl App {
             chart_rect: None,
             file_dialog: None,
             md_cache: Default::default(),
+            lesson_highlighter: highlight::Highlighter::new(dark),
             bench: options.frame_bench.map(|target| FrameBench { target, last: None, times_ms: Vec::new() }),
             options,
             started: Instant::now(),
@@ -182,7 +186,7 @@ impl App {
         self.autosave();
         let repaint_ctx = ctx.clone();
         let name = self.editor.file_name();
-        self.run = Some(start_run(lesson, self.editor.text.clone(), name, self.prefs.backend, self.gpu.clone(), move || repaint_ctx.request_repaint()));
+        self.run = Some(start_run(lesson, self.editor.text.clone(), name, self.prefs.backend, self.options.seed, self.gpu.clone(), move || repaint_ctx.request_repaint()));
         self.run_progress = Some(Progress::Compiling);
         self.status = "running…".into();
     }
@@ -232,6 +236,7 @@ impl App {
             ctx.set_visuals(theme::visuals(self.prefs.theme));
             ctx.set_zoom_factor(self.prefs.zoom);
             self.editor.set_dark(theme::is_dark(self.prefs.theme));
+            self.lesson_highlighter.set_dark(theme::is_dark(self.prefs.theme));
             self.applied_theme = Some(wanted);
         }
     }
@@ -389,6 +394,7 @@ impl App {
             ui.label(egui::RichText::new(label).strong());
             ui.with_layout(egui::Layout::right_to_left(egui::Align::Center), |ui| {
                 let mut theme = self.prefs.theme;
+                let theme_label = ui.label("Theme");
                 egui::ComboBox::from_id_salt("theme")
                     .selected_text(format!("{theme:?}"))
                     .show_ui(ui, |ui| {
@@ -397,8 +403,7 @@ impl App {
                         ui.selectable_value(&mut theme, state::Theme::Projector, "Projector (high contrast)");
                     })
                     .response
-                    .on_hover_text("Theme");
-                ui.label("Theme");
+                    .labelled_by(theme_label.id);
                 if theme != self.prefs.theme {
                     self.prefs.theme = theme;
                     self.save_prefs();

@@ -12,16 +12,20 @@ use egui::{RichText, Ui};
 
 pub fn show(app: &mut App, ui: &mut Ui) {
     ui.horizontal(|ui| {
-        ui.label("Backend");
+        let backend_label = ui.label("Backend");
         let mut choice = app.prefs.backend;
         let gpu_label = if app.gpu_available { "GPU".to_string() } else { "GPU (none found)".to_string() };
-        egui::ComboBox::from_id_salt("backend").selected_text(backend_name(choice, app.gpu_available)).show_ui(ui, |ui| {
-            ui.selectable_value(&mut choice, BackendChoice::Auto, "Auto (GPU if present)");
-            ui.selectable_value(&mut choice, BackendChoice::Emu, "Emulator");
-            ui.add_enabled_ui(app.gpu_available, |ui| {
-                ui.selectable_value(&mut choice, BackendChoice::Gpu, gpu_label);
-            });
-        });
+        egui::ComboBox::from_id_salt("backend")
+            .selected_text(backend_name(choice, app.gpu_available))
+            .show_ui(ui, |ui| {
+                ui.selectable_value(&mut choice, BackendChoice::Auto, "Auto (GPU if present)");
+                ui.selectable_value(&mut choice, BackendChoice::Emu, "Emulator");
+                ui.add_enabled_ui(app.gpu_available, |ui| {
+                    ui.selectable_value(&mut choice, BackendChoice::Gpu, gpu_label);
+                });
+            })
+            .response
+            .labelled_by(backend_label.id);
         if choice != app.prefs.backend {
             app.prefs.backend = choice;
             app.save_prefs();
@@ -159,7 +163,8 @@ fn result(app: &mut App, ui: &mut Ui) {
         ui.label(format!("effective bandwidth {:.0} GB/s{copy}", t.effective_gbps));
     }
     if let Some(c) = &report.compile {
-        ui.label(RichText::new(format!("compiled in {:.0} ms with NVRTC {}", c.millis, c.nvrtc_version)).small());
+        let stages: Vec<String> = report.stages.iter().map(|s| format!("{} {:.0} ms", s.stage, s.millis)).collect();
+        ui.label(RichText::new(format!("NVRTC {} · {}", c.nvrtc_version, c.target)).small()).on_hover_text(stages.join("\n"));
     }
     ui.add_space(8.0);
     if ui.button("Export report (JSON)…").clicked() {

@@ -35,14 +35,14 @@ pub struct RunJob {
 }
 
 /// Starts a run of `source` against `lesson`; `repaint` is called after every message.
-pub fn start_run(lesson: Lesson, source: String, source_name: String, choice: BackendChoice, gpu: SharedGpu, repaint: impl Fn() + Send + 'static) -> RunJob {
+pub fn start_run(lesson: Lesson, source: String, source_name: String, choice: BackendChoice, seed: Option<u64>, gpu: SharedGpu, repaint: impl Fn() + Send + 'static) -> RunJob {
     let (tx, messages) = channel();
     let cancel = CancelFlag::default();
     let job = RunJob { messages, cancel: cancel.clone(), lesson: lesson.id.clone() };
     std::thread::Builder::new()
         .name("haloscope-run".into())
         .spawn(move || {
-            let request = RunRequest { source: source.clone(), source_name, kernel_file: "<editor>".into(), seed: None, nvrtc_path: None };
+            let request = RunRequest { source: source.clone(), source_name, kernel_file: "<editor>".into(), seed, nvrtc_path: None };
             let mut progress = |p: Progress| {
                 let _ = tx.send(RunMessage::Progress(p));
                 repaint();

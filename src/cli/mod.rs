@@ -157,5 +157,6 @@ fn gui(course_dir: PathBuf, args: GuiArgs) -> i32 {
         frame_bench: args.frame_bench,
         load_file: args.open,
         result_tab,
+        seed: None,
     })
 }

@@ -1,0 +1,138 @@
+//! The desktop app driven for real with egui_kittest, no GPU and no display: open a lesson,
+//! edit, run on the emulator, read the verdict and sectors from the UI, click a diagnostic,
+//! pick a diagram cell, and snapshot the main screens.
+
+mod common;
+
+use egui_kittest::Harness;
+use egui_kittest::kittest::Queryable;
+use haloscope::app::state::ResultTab;
+use haloscope::app::{App, GuiOptions};
+use haloscope::backend::BackendChoice;
+
+fn harness(data: &std::path::Path, lesson: &str) -> Harness<'static, App> {
+    let options = GuiOptions {
+        course_dir: common::root().join("lessons"),
+        data_dir: data.to_path_buf(),
+        lesson: Some(lesson.to_string()),
+        seed: Some(1234),
+        ..GuiOptions::default()
+    };
+    let mut h = Harness::builder().with_size([1500.0, 920.0]).build_eframe(move |_cc| {
+        let mut app = App::new(options);
+        app.prefs.backend = BackendChoice::Emu;
+        app
+    });
+    h.run();
+    h
+}
+
+/// Steps the UI until the background run has finished (the UI keeps painting meanwhile).
+fn wait_for_run(h: &mut Harness<'static, App>) {
+    let started = std::time::Instant::now();
+    while h.state().is_running() {
+        assert!(started.elapsed().as_secs() < 120, "the run did not finish");
+        h.step();
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    h.run();
+}
+
+#[test]
+fn run_the_starter_and_read_the_result() {
+    let data = tempfile::tempdir().unwrap();
+    let mut h = harness(data.path(), "stencil-1d");
+    // Open the 2D lesson from the list.
+    h.get_by_label_contains("2D five-point stencil").click();
+    h.run();
+    assert_eq!(h.state().prefs.lesson.as_deref(), Some("stencil-2d"));
+    // Edit: a comment at the top of the starter.
+    let editor = h.get_by_label("Kernel source");
+    editor.focus();
+    h.run();
+    h.get_by_label("Kernel source").type_text("// my first edit\n");
+    h.run();
+    assert!(h.state().editor.text.contains("// my first edit"));
+    // The edit is autosaved at once.
+    let draft = std::fs::read_to_string(data.path().join("drafts/stencil-2d.cu")).unwrap();
+    assert!(draft.contains("// my first edit"));
+
+    h.get_by_label("Run (Ctrl+Enter)").click();
+    h.step();
+    assert!(h.state().is_running());
+    wait_for_run(&mut h);
+    h.get_by_label("FAIL (gate)");
+    h.get_by_label("sectors: 1,362,688,000");
+    // The attempt is in the history, with its source.
+    let progress = &h.state().progress["stencil-2d"];
+    assert_eq!(progress.attempts.len(), 1);
+    assert!(progress.attempts[0].source.contains("// my first edit"));
+}
+
+#[test]
+fn a_diagnostic_moves_the_cursor_to_its_line() {
+    let data = tempfile::tempdir().unwrap();
+    let mut h = harness(data.path(), "stencil-2d");
+    let broken = std::fs::read_to_string(common::root().join("tests/fixtures/kernels/does_not_compile.cu")).unwrap();
+    h.state_mut().editor.replace_text(broken);
+    h.run();
+    h.get_by_label("Run (Ctrl+Enter)").click();
+    h.step();
+    wait_for_run(&mut h);
+    h.get_by_label("FAIL (compile error)");
+    let diagnostic = h.get_by_label_contains("line 8: error");
+    diagnostic.click();
+    h.run();
+    assert_eq!(h.state().editor.cursor_line, 8);
+}
+
+#[test]
+fn picking_a_diagram_cell_shows_its_reads() {
+    let data = tempfile::tempdir().unwrap();
+    let mut h = harness(data.path(), "stencil-2d");
+    let solution = std::fs::read_to_string(common::root().join("kernels/stencil-2d/solution.cu")).unwrap();
+    h.state_mut().editor.replace_text(solution);
+    h.get_by_label("Run (Ctrl+Enter)").click();
+    h.step();
+    wait_for_run(&mut h);
+    h.get_by_label("PASS");
+    h.get_by_label("Diagram").click();
+    h.run();
+    assert_eq!(h.state().prefs.result_tab, ResultTab::Diagram);
+    // Click the cell of thread (10, 2): column 11, row 3 of the 34 x 10 patch.
+    let rect = h.get_by_label("Read-source diagram").rect();
+    let cell = rect.width() / 34.0;
+    let pos = egui::pos2(rect.min.x + cell * 11.5, rect.min.y + cell * 3.5);
+    h.event(egui::Event::PointerMoved(pos));
+    h.event(egui::Event::PointerButton { pos, button: egui::PointerButton::Primary, pressed: true, modifiers: Default::default() });
+    h.event(egui::Event::PointerButton { pos, button: egui::PointerButton::Primary, pressed: false, modifiers: Default::default() });
+    h.run();
+    assert_eq!(h.state().diagram.picked, [10, 2, 0]);
+    h.get_by_label_contains("thread (10, 2, 0): its 5 reads");
+    h.get_by_label_contains("left    from shared tile [3][10]");
+}
+
+#[test]
+fn snapshots_of_the_main_screens() {
+    let data = tempfile::tempdir().unwrap();
+    let mut h = harness(data.path(), "stencil-2d");
+    h.get_by_label("Run (Ctrl+Enter)").click();
+    h.step();
+    wait_for_run(&mut h);
+    // The seed and timings differ per run; hide the lines that show them.
+    h.state_mut().status.clear();
+    h.run();
+    let mut results = Vec::new();
+    results.push(h.try_snapshot("main_result"));
+    h.get_by_label("Diagram").click();
+    h.run();
+    results.push(h.try_snapshot("main_diagram"));
+    h.get_by_label("Chart").click();
+    h.run();
+    results.push(h.try_snapshot("main_chart"));
+    for r in results {
+        if let Err(e) = r {
+            panic!("{e}");
+        }
+    }
+}
