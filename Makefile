@@ -10,7 +10,7 @@ build: setup
 	$(CARGO) build --release
 
 run: build
-	-$(CARGO) run --release --quiet -- run --lesson stencil-2d
+	$(CARGO) run --release --quiet
 
 lint:
 	$(CARGO) fmt --check

@@ -14,6 +14,9 @@ pub mod gpu;
 pub mod harness;
 pub mod lesson;
 pub mod pipeline;
-pub mod reads;
 pub mod ptx;
+pub mod reads;
 pub mod report;
+
+/// When this process started (set first thing in `main`), for the launch-to-first-frame figure.
+pub static PROCESS_START: std::sync::OnceLock<std::time::Instant> = std::sync::OnceLock::new();

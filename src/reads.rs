@@ -97,17 +97,26 @@ impl TileShape {
     pub fn for_lesson(lesson: &Lesson) -> TileShape {
         let dims = lesson.stencil.dims;
         let rows = if dims == 1 { 1 } else { lesson.block[1] + 2 };
-        TileShape { width: lesson.block[0] + 2, rows, dims }
+        TileShape {
+            width: lesson.block[0] + 2,
+            rows,
+            dims,
+        }
     }
 
     /// The tile cell of the thread's own output.
     pub fn own_cell(&self, thread: [u32; 3]) -> (i64, i64) {
-        if self.dims == 1 { (0, thread[0] as i64 + 1) } else { (thread[1] as i64 + 1, thread[0] as i64 + 1) }
+        if self.dims == 1 {
+            (0, thread[0] as i64 + 1)
+        } else {
+            (thread[1] as i64 + 1, thread[0] as i64 + 1)
+        }
     }
 
     fn cell_of(&self, offset: u64) -> Option<(u32, u32)> {
         let word = offset / 4;
-        (offset % 4 == 0 && word < (self.width * self.rows) as u64).then(|| ((word / self.width as u64) as u32, (word % self.width as u64) as u32))
+        (offset.is_multiple_of(4) && word < (self.width * self.rows) as u64)
+            .then(|| ((word / self.width as u64) as u32, (word % self.width as u64) as u32))
     }
 }
 
@@ -152,16 +161,29 @@ pub fn reads_of(lesson: &Lesson, n: u32, trace: &[TracedAccess], thread: [u32; 3
             let d = neighbour.offset();
             let target = [output[0] + d[0], output[1] + d[1], output[2] + d[2]];
             let value = loaded.get(&target);
-            let shared = step.iter().enumerate().rev().find(|(_, a)| a.space == "shared" && Some(&a.value) == value);
+            let shared = step
+                .iter()
+                .enumerate()
+                .rev()
+                .find(|(_, a)| a.space == "shared" && Some(&a.value) == value);
             let global = step.iter().enumerate().rev().find(|(_, a)| {
-                a.space == "global" && !a.store && a.buffer.as_deref() == Some("in") && coords(n, dims, a.offset / 4) == target
+                a.space == "global"
+                    && !a.store
+                    && a.buffer.as_deref() == Some("in")
+                    && coords(n, dims, a.offset / 4) == target
             });
             let (source, line, index) = match (shared, global) {
                 (Some((k, a)), _) => {
                     let (own_row, own_col) = tile.own_cell(thread);
-                    let want = ((own_row + if dims == 1 { 0 } else { d[1] }) as u32, (own_col + d[0]) as u32);
+                    let want = (
+                        (own_row + if dims == 1 { 0 } else { d[1] }) as u32,
+                        (own_col + d[0]) as u32,
+                    );
                     let source = match tile.cell_of(a.offset) {
-                        Some(cell) if cell == want => ReadSource::Tile { row: cell.0, col: cell.1 },
+                        Some(cell) if cell == want => ReadSource::Tile {
+                            row: cell.0,
+                            col: cell.1,
+                        },
                         _ => ReadSource::Shared { offset: a.offset },
                     };
                     (source, a.line, Some(k))
@@ -172,7 +194,11 @@ pub fn reads_of(lesson: &Lesson, n: u32, trace: &[TracedAccess], thread: [u32; 3
             if let Some(k) = index {
                 used[k] = true;
             }
-            reads.push(StencilRead { neighbour, source, line });
+            reads.push(StencilRead {
+                neighbour,
+                source,
+                line,
+            });
         }
         let staged = step
             .iter()
@@ -183,7 +209,12 @@ pub fn reads_of(lesson: &Lesson, n: u32, trace: &[TracedAccess], thread: [u32; 3
                 [c[0] - output[0], c[1] - output[1], c[2] - output[2]]
             })
             .collect();
-        return Some(OutputReads { thread, output: [output[0] as u32, output[1] as u32, output[2] as u32], reads, staged });
+        return Some(OutputReads {
+            thread,
+            output: [output[0] as u32, output[1] as u32, output[2] as u32],
+            reads,
+            staged,
+        });
     }
     None
 }

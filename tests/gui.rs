@@ -104,8 +104,18 @@ fn picking_a_diagram_cell_shows_its_reads() {
     let cell = rect.width() / 34.0;
     let pos = egui::pos2(rect.min.x + cell * 11.5, rect.min.y + cell * 3.5);
     h.event(egui::Event::PointerMoved(pos));
-    h.event(egui::Event::PointerButton { pos, button: egui::PointerButton::Primary, pressed: true, modifiers: Default::default() });
-    h.event(egui::Event::PointerButton { pos, button: egui::PointerButton::Primary, pressed: false, modifiers: Default::default() });
+    h.event(egui::Event::PointerButton {
+        pos,
+        button: egui::PointerButton::Primary,
+        pressed: true,
+        modifiers: Default::default(),
+    });
+    h.event(egui::Event::PointerButton {
+        pos,
+        button: egui::PointerButton::Primary,
+        pressed: false,
+        modifiers: Default::default(),
+    });
     h.run();
     assert_eq!(h.state().diagram.picked, [10, 2, 0]);
     h.get_by_label_contains("thread (10, 2, 0): its 5 reads");

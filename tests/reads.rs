@@ -12,8 +12,12 @@ fn reads(lesson_id: &str, kernel: &str, n: u32, thread: [u32; 3]) -> haloscope::
     lesson.verify_sizes = vec![n];
     let source = std::fs::read_to_string(common::root().join(kernel)).unwrap();
     let compiled = compile_kernel(&source, "k.cu", &lesson, Target::EMULATOR, None).unwrap();
-    let mut emu = EmulatorBackend::new(EmulatorOptions { threads: 0, watch: Some(watched_block(&lesson)) });
-    emu.verify_size(&lesson, &compiled, n, 1, &CancelFlag::default()).unwrap();
+    let mut emu = EmulatorBackend::new(EmulatorOptions {
+        threads: 0,
+        watch: Some(watched_block(&lesson)),
+    });
+    emu.verify_size(&lesson, &compiled, n, 1, &CancelFlag::default())
+        .unwrap();
     reads_of(&lesson, n, &emu.last_trace, thread).expect("an interior output")
 }
 
@@ -36,7 +40,11 @@ fn the_2d_solution_serves_all_five_reads_from_the_tile() {
     assert_eq!(source(&r, Neighbour::Left), ReadSource::Tile { row: 1, col: 0 });
     assert_eq!(source(&r, Neighbour::Up), ReadSource::Tile { row: 0, col: 1 });
     // Thread (0,0) also staged its own cell, the halo cell above it and the one to its left.
-    assert!(r.staged.contains(&[0, 0, 0]) && r.staged.contains(&[0, -1, 0]) && r.staged.contains(&[-1, 0, 0]), "{:?}", r.staged);
+    assert!(
+        r.staged.contains(&[0, 0, 0]) && r.staged.contains(&[0, -1, 0]) && r.staged.contains(&[-1, 0, 0]),
+        "{:?}",
+        r.staged
+    );
 }
 
 #[test]
@@ -45,7 +53,11 @@ fn x_only_keeps_up_and_down_in_global_memory() {
     assert_eq!(source(&r, Neighbour::Up), ReadSource::Global);
     assert_eq!(source(&r, Neighbour::Down), ReadSource::Global);
     // Its tile is 8 x 34 rows of x only: the shared loads are found by value, not by layout.
-    assert!(matches!(source(&r, Neighbour::Left), ReadSource::Shared { .. }), "{:?}", r.reads);
+    assert!(
+        matches!(source(&r, Neighbour::Left), ReadSource::Shared { .. }),
+        "{:?}",
+        r.reads
+    );
     assert!(matches!(source(&r, Neighbour::Centre), ReadSource::Shared { .. }));
 }
 
@@ -55,7 +67,12 @@ fn the_3d_plane_tile_pays_for_the_depth_and_the_register_sweep_does_not() {
     assert_eq!(source(&plane, Neighbour::Behind), ReadSource::Global);
     assert_eq!(source(&plane, Neighbour::Ahead), ReadSource::Global);
     assert!(matches!(source(&plane, Neighbour::Right), ReadSource::Tile { .. }));
-    let sweep = reads("stencil-3d-registers", "kernels/stencil-3d-registers/solution.cu", 100, [3, 3, 0]);
+    let sweep = reads(
+        "stencil-3d-registers",
+        "kernels/stencil-3d-registers/solution.cu",
+        100,
+        [3, 3, 0],
+    );
     assert_eq!(source(&sweep, Neighbour::Behind), ReadSource::Register);
     assert_eq!(source(&sweep, Neighbour::Ahead), ReadSource::Global);
 }

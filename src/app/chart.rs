@@ -15,17 +15,34 @@ pub fn show(app: &mut App, ui: &mut Ui) {
     let progress = app.progress.get(&lesson.id).cloned().unwrap_or_default();
     let mut bars = Vec::new();
     let mut labels: Vec<String> = Vec::new();
-    for (name, value) in [("starter", lesson.figures.starter_sectors), ("solution", lesson.figures.solution_sectors)] {
+    for (name, value) in [
+        ("starter", lesson.figures.starter_sectors),
+        ("solution", lesson.figures.solution_sectors),
+    ] {
         if let Some(v) = value {
             bars.push(Bar::new(labels.len() as f64, v as f64).name(name).fill(pal.corner));
             labels.push(name.to_string());
         }
     }
     let first_attempt = labels.len();
-    let attempts: Vec<_> = progress.attempts.iter().enumerate().filter_map(|(i, a)| a.sectors.map(|s| (i, a, s))).rev().take(12).collect::<Vec<_>>().into_iter().rev().collect();
+    let attempts: Vec<_> = progress
+        .attempts
+        .iter()
+        .enumerate()
+        .filter_map(|(i, a)| a.sectors.map(|s| (i, a, s)))
+        .rev()
+        .take(12)
+        .collect::<Vec<_>>()
+        .into_iter()
+        .rev()
+        .collect();
     for (i, a, s) in &attempts {
         let colour = if a.verdict == Verdict::Pass { pal.pass } else { pal.fail };
-        bars.push(Bar::new(labels.len() as f64, *s as f64).name(format!("attempt {}", i + 1)).fill(colour));
+        bars.push(
+            Bar::new(labels.len() as f64, *s as f64)
+                .name(format!("attempt {}", i + 1))
+                .fill(colour),
+        );
         labels.push(format!("#{}", i + 1));
     }
     ui.label(RichText::new("Sectors per attempt (100 launches)").strong());
@@ -40,22 +57,48 @@ pub fn show(app: &mut App, ui: &mut Ui) {
         .allow_zoom(false)
         .allow_drag(false)
         .allow_scroll(false)
-        .x_axis_formatter(move |mark, _| axis_labels.get(mark.value.round() as usize).filter(|_| (mark.value - mark.value.round()).abs() < 1e-6).cloned().unwrap_or_default())
+        .x_axis_formatter(move |mark, _| {
+            axis_labels
+                .get(mark.value.round() as usize)
+                .filter(|_| (mark.value - mark.value.round()).abs() < 1e-6)
+                .cloned()
+                .unwrap_or_default()
+        })
         .y_axis_label("sectors")
         .y_axis_formatter(|mark, _| super::editor::compact(mark.value.max(0.0) as u64))
         .show(ui, |plot| {
             plot.bar_chart(BarChart::new("sectors", bars).width(0.6));
-            plot.hline(HLine::new(format!("gate {}", thousands(lesson.gate.below)), gate).style(LineStyle::dashed_loose()).color(pal.text));
+            plot.hline(
+                HLine::new(format!("gate {}", thousands(lesson.gate.below)), gate)
+                    .style(LineStyle::dashed_loose())
+                    .color(pal.text),
+            );
         });
     app.chart_rect = Some(response.response.rect);
 
-    let timed: Vec<_> = attempts.iter().filter_map(|(i, a, _)| a.median_us.map(|t| (*i, t))).collect();
+    let timed: Vec<_> = attempts
+        .iter()
+        .filter_map(|(i, a, _)| a.median_us.map(|t| (*i, t)))
+        .collect();
     if !timed.is_empty() {
         ui.label(RichText::new("Time per launch on the GPU (median, us)").strong());
-        let bars: Vec<Bar> = timed.iter().enumerate().map(|(k, (i, t))| Bar::new(k as f64, *t).name(format!("attempt {}", i + 1)).fill(pal.owned)).collect();
-        Plot::new("time_chart").height(140.0).allow_zoom(false).allow_drag(false).allow_scroll(false).show(ui, |plot| {
-            plot.bar_chart(BarChart::new("time", bars).width(0.6));
-        });
+        let bars: Vec<Bar> = timed
+            .iter()
+            .enumerate()
+            .map(|(k, (i, t))| {
+                Bar::new(k as f64, *t)
+                    .name(format!("attempt {}", i + 1))
+                    .fill(pal.owned)
+            })
+            .collect();
+        Plot::new("time_chart")
+            .height(140.0)
+            .allow_zoom(false)
+            .allow_drag(false)
+            .allow_scroll(false)
+            .show(ui, |plot| {
+                plot.bar_chart(BarChart::new("time", bars).width(0.6));
+            });
     }
     ui.horizontal(|ui| {
         if ui.button("Save chart as PNG").clicked() {
@@ -69,7 +112,11 @@ pub fn show(app: &mut App, ui: &mut Ui) {
         ui.horizontal(|ui| {
             let sectors = a.sectors.map(thousands).unwrap_or_else(|| "-".into());
             ui.label(format!("#{} {} · {sectors} sectors", i + 1, a.verdict.label()));
-            if ui.small_button("Restore").on_hover_text("Put this attempt's source in the editor").clicked() {
+            if ui
+                .small_button("Restore")
+                .on_hover_text("Put this attempt's source in the editor")
+                .clicked()
+            {
                 restore = Some(a.source.clone());
             }
         });
@@ -84,13 +131,14 @@ pub fn show(app: &mut App, ui: &mut Ui) {
 fn export_png(app: &mut App, ctx: &egui::Context) {
     let Some(rect) = app.chart_rect else { return };
     let lesson = app.prefs.lesson.clone().unwrap_or_default();
-    let path = app.storage.exports_dir().join(format!("{lesson}-chart-{}.png", super::state::now_seconds()));
+    let path = app
+        .storage
+        .exports_dir()
+        .join(format!("{lesson}-chart-{}.png", super::state::now_seconds()));
     let ppp = ctx.pixels_per_point();
     app.status = format!("saving the chart to {}", path.display());
-    ctx.request_screenshot(move |image| {
-        match super::save_png(&image, &path, Some((rect, ppp))) {
-            Ok(()) => eprintln!("haloscope: chart saved to {}", path.display()),
-            Err(e) => eprintln!("haloscope: cannot save the chart: {e}"),
-        }
+    ctx.request_screenshot(move |image| match super::save_png(&image, &path, Some((rect, ppp))) {
+        Ok(()) => eprintln!("haloscope: chart saved to {}", path.display()),
+        Err(e) => eprintln!("haloscope: cannot save the chart: {e}"),
     });
 }

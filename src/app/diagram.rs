@@ -10,15 +10,20 @@ use crate::lesson::Lesson;
 use crate::reads::{Neighbour, OutputReads, ReadSource, reads_of};
 use egui::{Align2, Color32, FontId, Pos2, Rect, RichText, Sense, Stroke, Ui, Vec2};
 
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct DiagramState {
     /// Thread index within the block of the picked output.
     pub picked: [u32; 3],
+    /// The reads of the picked output, worked out once per (run, picked thread).
+    cache: Option<(u64, [u32; 3], Option<OutputReads>)>,
 }
 
 impl Default for DiagramState {
     fn default() -> DiagramState {
-        DiagramState { picked: [5, 3, 0] }
+        DiagramState {
+            picked: [5, 3, 0],
+            cache: None,
+        }
     }
 }
 
@@ -29,7 +34,19 @@ impl DiagramState {
             2 => [5, 3, 0],
             _ => [5, 5, 0],
         };
-        DiagramState { picked }
+        DiagramState { picked, cache: None }
+    }
+
+    fn reads(&mut self, lesson: &Lesson, outcome: Option<&super::runner::RunOutcome>) -> Option<OutputReads> {
+        let outcome = outcome?;
+        match &self.cache {
+            Some((id, picked, reads)) if *id == outcome.id && *picked == self.picked => reads.clone(),
+            _ => {
+                let reads = reads_of(lesson, outcome.trace_n, &outcome.trace, self.picked);
+                self.cache = Some((outcome.id, self.picked, reads.clone()));
+                reads
+            }
+        }
     }
 }
 
@@ -53,9 +70,15 @@ fn class_of(row: i64, col: i64, rows: i64, cols: i64) -> CellClass {
 fn explain(class: CellClass, dims: u32) -> &'static str {
     match (class, dims) {
         (CellClass::Owned, _) => "Owned: one output of this block, computed by one thread.",
-        (CellClass::Halo, 1) => "Halo: the cell just outside the block. Its output belongs to the next block, but this block reads it.",
-        (CellClass::Halo, _) => "Halo ring: read by this block's edge threads, owned by a neighbouring block. A tile stages it once.",
-        (CellClass::Corner, _) => "Corner: a star stencil never reads the diagonal corners; a careful tile still writes a constant here.",
+        (CellClass::Halo, 1) => {
+            "Halo: the cell just outside the block. Its output belongs to the next block, but this block reads it."
+        }
+        (CellClass::Halo, _) => {
+            "Halo ring: read by this block's edge threads, owned by a neighbouring block. A tile stages it once."
+        }
+        (CellClass::Corner, _) => {
+            "Corner: a star stencil never reads the diagonal corners; a careful tile still writes a constant here."
+        }
     }
 }
 
@@ -68,7 +91,11 @@ fn patch(lesson: &Lesson) -> (i64, i64) {
 }
 
 fn own_cell(lesson: &Lesson, t: [u32; 3]) -> (i64, i64) {
-    if lesson.stencil.dims == 1 { (0, t[0] as i64 + 1) } else { (t[1] as i64 + 1, t[0] as i64 + 1) }
+    if lesson.stencil.dims == 1 {
+        (0, t[0] as i64 + 1)
+    } else {
+        (t[1] as i64 + 1, t[0] as i64 + 1)
+    }
 }
 
 fn source_colour(pal: &Palette, source: ReadSource) -> Color32 {
@@ -99,7 +126,8 @@ pub fn describe(source: ReadSource) -> String {
 pub fn show(app: &mut App, ui: &mut Ui) {
     let Some(lesson) = app.lesson().cloned() else { return };
     let pal = palette(app.prefs.theme);
-    let reads = app.current_outcome().and_then(|o| reads_of(&lesson, o.trace_n, &o.trace, app.diagram.picked));
+    let outcome = app.prefs.lesson.as_deref().and_then(|id| app.outcomes.get(id));
+    let reads = app.diagram.reads(&lesson, outcome);
     ui.label(RichText::new(format!("Block {}x{} and its halo", lesson.block[0], lesson.block[1])).strong());
     legend(ui, &pal);
     let picked = draw_patch(ui, &lesson, &pal, app.diagram.picked, reads.as_ref());
@@ -114,38 +142,69 @@ pub fn show(app: &mut App, ui: &mut Ui) {
 
 fn legend(ui: &mut Ui, pal: &Palette) {
     ui.horizontal_wrapped(|ui| {
-        for (colour, text) in [(pal.owned, "owned"), (pal.halo, "halo ring"), (pal.corner, "corner (never read)")] {
+        for (colour, text) in [
+            (pal.owned, "owned"),
+            (pal.halo, "halo ring"),
+            (pal.corner, "corner (never read)"),
+        ] {
             let (rect, _) = ui.allocate_exact_size(Vec2::splat(12.0), Sense::hover());
             ui.painter().rect_filled(rect, 2.0, colour);
             ui.label(text);
         }
         ui.separator();
-        for (colour, text) in [(pal.shared, "S shared"), (pal.global, "G global"), (pal.register, "R register")] {
+        for (colour, text) in [
+            (pal.shared, "S shared"),
+            (pal.global, "G global"),
+            (pal.register, "R register"),
+        ] {
             ui.colored_label(colour, text);
         }
     });
 }
 
 /// Paints the patch (and, for 3D, the planes behind and ahead); returns a newly picked thread.
-fn draw_patch(ui: &mut Ui, lesson: &Lesson, pal: &Palette, picked: [u32; 3], reads: Option<&OutputReads>) -> Option<[u32; 3]> {
+fn draw_patch(
+    ui: &mut Ui,
+    lesson: &Lesson,
+    pal: &Palette,
+    picked: [u32; 3],
+    reads: Option<&OutputReads>,
+) -> Option<[u32; 3]> {
     let (rows, cols) = patch(lesson);
     let dims = lesson.stencil.dims;
     // 1D rows are long: show the block's two ends, where the halo is.
-    let shown_cols: Vec<i64> = if cols > 40 { (0..18).chain(cols - 18..cols).collect() } else { (0..cols).collect() };
+    let shown_cols: Vec<i64> = if cols > 40 {
+        (0..18).chain(cols - 18..cols).collect()
+    } else {
+        (0..cols).collect()
+    };
     let width = ui.available_width().max(200.0);
     let cell = (width / shown_cols.len() as f32).clamp(6.0, 30.0);
     let depth_rows = if dims == 3 { 2.0 } else { 0.0 };
     let height = cell * rows as f32 + depth_rows * (cell * 1.6);
-    let (rect, response) = ui.allocate_exact_size(Vec2::new(cell * shown_cols.len() as f32, height.max(cell)), Sense::click());
-    response.widget_info(|| egui::WidgetInfo::labeled(egui::WidgetType::Canvas, true, "Read-source diagram"));
+    let (rect, response) = ui.allocate_exact_size(
+        Vec2::new(cell * shown_cols.len() as f32, height.max(cell)),
+        Sense::click(),
+    );
+    response.widget_info(|| egui::WidgetInfo::labeled(egui::Role::Canvas, true, "Read-source diagram"));
     let response = response.on_hover_text("Read-source diagram: click an owned cell to see where its reads come from");
     let painter = ui.painter_at(rect);
     let plane_top = rect.min.y + if dims == 3 { cell * 1.6 } else { 0.0 };
-    let col_x = |c: i64| shown_cols.iter().position(|&x| x == c).map(|i| rect.min.x + i as f32 * cell);
-    let cell_rect = |r: i64, c: i64| col_x(c).map(|x| Rect::from_min_size(Pos2::new(x, plane_top + r as f32 * cell), Vec2::splat(cell)));
+    let col_x = |c: i64| {
+        shown_cols
+            .iter()
+            .position(|&x| x == c)
+            .map(|i| rect.min.x + i as f32 * cell)
+    };
+    let cell_rect = |r: i64, c: i64| {
+        col_x(c).map(|x| Rect::from_min_size(Pos2::new(x, plane_top + r as f32 * cell), Vec2::splat(cell)))
+    };
     let (own_r, own_c) = own_cell(lesson, picked);
     let mut hovered_class = None;
     let pointer = response.hover_pos();
+    // All cells in one mesh of plain quads: one shape instead of hundreds of feathered,
+    // rounded rectangles, which matters when a projector laptop renders in software.
+    let mut mesh = egui::Mesh::default();
     for r in 0..rows {
         for &c in &shown_cols {
             let Some(cr) = cell_rect(r, c) else { continue };
@@ -155,30 +214,58 @@ fn draw_patch(ui: &mut Ui, lesson: &Lesson, pal: &Palette, picked: [u32; 3], rea
                 CellClass::Halo => pal.halo,
                 CellClass::Corner => pal.corner,
             };
-            painter.rect_filled(cr.shrink(0.5), 1.0, fill);
+            mesh.add_colored_rect(cr.shrink(0.5), fill);
             if pointer.is_some_and(|p| cr.contains(p)) {
                 hovered_class = Some(class);
             }
         }
     }
+    painter.add(egui::Shape::mesh(mesh));
     if cols > 40 {
         let gap = col_x(cols - 18).unwrap_or(rect.min.x) - 1.0;
-        painter.line_segment([Pos2::new(gap, plane_top), Pos2::new(gap, plane_top + cell * rows as f32)], Stroke::new(2.0 * pal.stroke, pal.text));
+        painter.line_segment(
+            [
+                Pos2::new(gap, plane_top),
+                Pos2::new(gap, plane_top + cell * rows as f32),
+            ],
+            Stroke::new(2.0 * pal.stroke, pal.text),
+        );
     }
     // The picked output.
     if let Some(cr) = cell_rect(own_r, own_c) {
-        painter.rect_stroke(cr.shrink(1.0), 2.0, Stroke::new(2.0 * pal.stroke, pal.text), egui::StrokeKind::Inside);
+        painter.rect_stroke(
+            cr.shrink(1.0),
+            2.0,
+            Stroke::new(2.0 * pal.stroke, pal.text),
+            egui::StrokeKind::Inside,
+        );
     }
     // Planes behind and ahead: the picked column's cell in each.
     let depth_cell = |dz: i64| -> Option<Rect> {
         let x = col_x(own_c)?;
-        let y = if dz < 0 { rect.min.y } else { plane_top + rows as f32 * cell + cell * 0.6 };
+        let y = if dz < 0 {
+            rect.min.y
+        } else {
+            plane_top + rows as f32 * cell + cell * 0.6
+        };
         Some(Rect::from_min_size(Pos2::new(x, y), Vec2::splat(cell)))
     };
     if dims == 3 {
         let font = FontId::proportional((cell * 0.55).max(9.0));
-        painter.text(Pos2::new(rect.min.x, rect.min.y + cell / 2.0), Align2::LEFT_CENTER, "plane z-1", font.clone(), pal.text);
-        painter.text(Pos2::new(rect.min.x, plane_top + rows as f32 * cell + cell * 1.1), Align2::LEFT_CENTER, "plane z+1", font, pal.text);
+        painter.text(
+            Pos2::new(rect.min.x, rect.min.y + cell / 2.0),
+            Align2::LEFT_CENTER,
+            "plane z-1",
+            font.clone(),
+            pal.text,
+        );
+        painter.text(
+            Pos2::new(rect.min.x, plane_top + rows as f32 * cell + cell * 1.1),
+            Align2::LEFT_CENTER,
+            "plane z+1",
+            font,
+            pal.text,
+        );
         for dz in [-1, 1] {
             if let Some(cr) = depth_cell(dz) {
                 painter.rect_filled(cr.shrink(0.5), 1.0, pal.owned.gamma_multiply(0.6));
@@ -189,26 +276,44 @@ fn draw_patch(ui: &mut Ui, lesson: &Lesson, pal: &Palette, picked: [u32; 3], rea
         let target = cell_rect(own_r, own_c).map(|r| r.center());
         for read in &reads.reads {
             let d = read.neighbour.offset();
-            let source_rect = if d[2] != 0 { depth_cell(d[2]) } else { cell_rect(own_r + d[1], own_c + d[0]) };
+            let source_rect = if d[2] != 0 {
+                depth_cell(d[2])
+            } else {
+                cell_rect(own_r + d[1], own_c + d[0])
+            };
             let Some(sr) = source_rect else { continue };
             let colour = source_colour(pal, read.source);
             if let (Some(t), true) = (target, read.neighbour != Neighbour::Centre) {
-                painter.arrow(sr.center(), (t - sr.center()) * 0.8, Stroke::new(1.5 * pal.stroke, colour));
+                painter.arrow(
+                    sr.center(),
+                    (t - sr.center()) * 0.8,
+                    Stroke::new(1.5 * pal.stroke, colour),
+                );
             }
             painter.circle_filled(sr.center(), cell * 0.32, colour);
-            painter.text(sr.center(), Align2::CENTER_CENTER, source_letter(read.source), FontId::monospace((cell * 0.45).max(8.0)), Color32::WHITE);
+            painter.text(
+                sr.center(),
+                Align2::CENTER_CENTER,
+                source_letter(read.source),
+                FontId::monospace((cell * 0.45).max(8.0)),
+                Color32::WHITE,
+            );
         }
     }
     if let Some(class) = hovered_class {
         response.clone().on_hover_text(explain(class, dims));
     }
-    if response.clicked() {
-        if let Some(p) = response.interact_pointer_pos() {
-            let c = shown_cols.get(((p.x - rect.min.x) / cell) as usize).copied()?;
-            let r = ((p.y - plane_top) / cell).floor() as i64;
-            if r >= 0 && r < rows && class_of(r, c, rows, cols) == CellClass::Owned {
-                return Some(if dims == 1 { [(c - 1) as u32, 0, 0] } else { [(c - 1) as u32, (r - 1) as u32, 0] });
-            }
+    if response.clicked()
+        && let Some(p) = response.interact_pointer_pos()
+    {
+        let c = shown_cols.get(((p.x - rect.min.x) / cell) as usize).copied()?;
+        let r = ((p.y - plane_top) / cell).floor() as i64;
+        if r >= 0 && r < rows && class_of(r, c, rows, cols) == CellClass::Owned {
+            return Some(if dims == 1 {
+                [(c - 1) as u32, 0, 0]
+            } else {
+                [(c - 1) as u32, (r - 1) as u32, 0]
+            });
         }
     }
     None
@@ -231,11 +336,23 @@ fn read_list(ui: &mut Ui, lesson: &Lesson, app: &mut App, reads: Option<&OutputR
         2 => format!("({}, {})", o[0], o[1]),
         _ => format!("({}, {}, {})", o[0], o[1], o[2]),
     };
-    ui.label(RichText::new(format!("Output {at}, thread ({}, {}, {}): its {} reads", t[0], t[1], t[2], reads.reads.len())).strong());
+    ui.label(
+        RichText::new(format!(
+            "Output {at}, thread ({}, {}, {}): its {} reads",
+            t[0],
+            t[1],
+            t[2],
+            reads.reads.len()
+        ))
+        .strong(),
+    );
     let mut jump = None;
     for read in &reads.reads {
         ui.horizontal(|ui| {
-            ui.colored_label(source_colour(pal, read.source), format!("{:<7} from {}", read.neighbour.name(), describe(read.source)));
+            ui.colored_label(
+                source_colour(pal, read.source),
+                format!("{:<7} from {}", read.neighbour.name(), describe(read.source)),
+            );
             if read.line > 0 && ui.link(format!("line {}", read.line)).clicked() {
                 jump = Some(read.line);
             }
@@ -245,7 +362,13 @@ fn read_list(ui: &mut Ui, lesson: &Lesson, app: &mut App, reads: Option<&OutputR
         app.editor.go_to(line, None);
     }
     if !reads.staged.is_empty() {
-        ui.label(RichText::new(format!("This thread also staged {} cell(s) for its block in the same step.", reads.staged.len())).small());
+        ui.label(
+            RichText::new(format!(
+                "This thread also staged {} cell(s) for its block in the same step.",
+                reads.staged.len()
+            ))
+            .small(),
+        );
     }
     let global = reads.reads.iter().filter(|r| r.source == ReadSource::Global).count();
     ui.label(RichText::new(format!("{global} of {} reads go to global memory.", reads.reads.len())).small());
@@ -262,15 +385,29 @@ fn sector_view(ui: &mut Ui, pal: &Palette, app: &App) {
         ("owned row", 8..40, "a warp's 32 floats: 4 sectors, all 128 bytes used"),
         ("halo row", 8..40, "the row above or below: 4 sectors, like any row"),
         ("side column", 7..8, "one lane, one float: a whole sector for 4 bytes"),
-        ("in[i - 1]", 7..39, "the starter's left neighbours: 32 floats over 5 sectors"),
+        (
+            "in[i - 1]",
+            7..39,
+            "the starter's left neighbours: 32 floats over 5 sectors",
+        ),
     ];
     for (name, used, note) in rows {
         let (rect, _) = ui.allocate_exact_size(Vec2::new(float_w * 48.0 + 96.0, float_w * 1.5), Sense::hover());
         let painter = ui.painter_at(rect);
-        painter.text(rect.left_center(), Align2::LEFT_CENTER, name, FontId::proportional(12.0), pal.text);
+        painter.text(
+            rect.left_center(),
+            Align2::LEFT_CENTER,
+            name,
+            FontId::proportional(12.0),
+            pal.text,
+        );
         let x0 = rect.min.x + 92.0;
+        let mut mesh = egui::Mesh::default();
         for i in 0..48usize {
-            let r = Rect::from_min_size(Pos2::new(x0 + i as f32 * float_w, rect.min.y + 1.0), Vec2::new(float_w, float_w * 1.3));
+            let r = Rect::from_min_size(
+                Pos2::new(x0 + i as f32 * float_w, rect.min.y + 1.0),
+                Vec2::new(float_w, float_w * 1.3),
+            );
             let sector_touched = used.clone().any(|j| j / 8 == i / 8);
             let fill = if used.contains(&i) {
                 pal.owned
@@ -279,20 +416,36 @@ fn sector_view(ui: &mut Ui, pal: &Palette, app: &App) {
             } else {
                 pal.outside
             };
-            painter.rect_filled(r.shrink(0.4), 0.0, fill);
+            mesh.add_colored_rect(r.shrink(0.4), fill);
             if i % 8 == 0 {
-                painter.line_segment([r.left_top(), r.left_bottom()], Stroke::new(1.5 * pal.stroke, pal.text));
+                mesh.add_colored_rect(
+                    Rect::from_min_size(r.left_top(), Vec2::new(1.5 * pal.stroke, r.height())),
+                    pal.text,
+                );
             }
         }
+        painter.add(egui::Shape::mesh(mesh));
         ui.label(RichText::new(format!("    {note}")).small());
     }
-    ui.label(RichText::new("Red-tinted floats are fetched but unused: a side column's lane pulls a whole sector for one float.").small());
+    ui.label(
+        RichText::new(
+            "Red-tinted floats are fetched but unused: a side column's lane pulls a whole sector for one float.",
+        )
+        .small(),
+    );
     if let Some(p) = app.current_outcome().and_then(|o| o.report.profile.clone()) {
         let lone: Vec<String> = p
             .per_line
             .iter()
             .filter(|l| l.global_instructions > 0 && l.average_active_lanes() <= 1.5)
-            .map(|l| format!("line {}: {} sectors at {:.1} lanes", l.line, crate::pipeline::thousands(l.sectors), l.average_active_lanes()))
+            .map(|l| {
+                format!(
+                    "line {}: {} sectors at {:.1} lanes",
+                    l.line,
+                    crate::pipeline::thousands(l.sectors),
+                    l.average_active_lanes()
+                )
+            })
             .collect();
         if !lone.is_empty() {
             ui.label(RichText::new(format!("In your run, lone-lane lines: {}", lone.join("; "))).small());

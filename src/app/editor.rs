@@ -91,7 +91,11 @@ impl EditorState {
 
     pub fn load(&mut self, lesson: &Lesson, text: String) {
         self.lesson_id = Some(lesson.id.clone());
-        self.source_name = lesson.starter.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_else(|| "kernel.cu".into());
+        self.source_name = lesson
+            .starter
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_else(|| "kernel.cu".into());
         self.saved_text = Some(text.clone());
         self.text = text;
         self.path = None;
@@ -101,7 +105,11 @@ impl EditorState {
     }
 
     pub fn file_name(&self) -> String {
-        self.path.as_ref().and_then(|p| p.file_name()).map(|n| n.to_string_lossy().into_owned()).unwrap_or_else(|| self.source_name.clone())
+        self.path
+            .as_ref()
+            .and_then(|p| p.file_name())
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_else(|| self.source_name.clone())
     }
 
     /// Replaces the whole text (reset, show solution, open); the old text can be restored.
@@ -122,8 +130,16 @@ impl EditorState {
     pub fn set_report(&mut self, report: &RunReport) {
         self.markers.clear();
         let mut push = |d: &Diagnostic| {
-            if d.file == self.source_name || d.file.ends_with(&format!("/{}", self.source_name)) || d.file.ends_with(".cu") {
-                self.markers.push(Marker { line: d.line, column: d.column, error: d.severity == Severity::Error, message: format!("{:?}: {}", d.severity, d.message).to_lowercase() });
+            if d.file == self.source_name
+                || d.file.ends_with(&format!("/{}", self.source_name))
+                || d.file.ends_with(".cu")
+            {
+                self.markers.push(Marker {
+                    line: d.line,
+                    column: d.column,
+                    error: d.severity == Severity::Error,
+                    message: format!("{:?}: {}", d.severity, d.message).to_lowercase(),
+                });
             }
         };
         if let Some(CompileFailure::Errors { diagnostics, .. }) = &report.compile_failure {
@@ -134,34 +150,70 @@ impl EditorState {
         }
         for f in &report.findings {
             if let Some(line) = f.at.line {
-                self.markers.push(Marker { line, column: None, error: true, message: f.message.clone() });
+                self.markers.push(Marker {
+                    line,
+                    column: None,
+                    error: true,
+                    message: f.message.clone(),
+                });
             }
         }
-        if let Some(fault) = &report.fault {
-            if let Some(line) = fault.line() {
-                self.markers.push(Marker { line, column: None, error: true, message: fault.message() });
-            }
+        if let Some(fault) = &report.fault
+            && let Some(line) = fault.line()
+        {
+            self.markers.push(Marker {
+                line,
+                column: None,
+                error: true,
+                message: fault.message(),
+            });
         }
         self.line_figures = report
             .profile
             .iter()
             .flat_map(|p| p.per_line.iter())
             .filter(|l| l.sectors > 0)
-            .map(|l| (l.line, LineFigures { sectors: l.sectors, ideal: l.ideal_sectors, lanes: l.average_active_lanes() }))
+            .map(|l| {
+                (
+                    l.line,
+                    LineFigures {
+                        sectors: l.sectors,
+                        ideal: l.ideal_sectors,
+                        lanes: l.average_active_lanes(),
+                    },
+                )
+            })
             .collect();
     }
 }
 
 pub fn open_dialog() -> Receiver<FileAction> {
-    dialog(|| rfd::FileDialog::new().add_filter("CUDA C++", &["cu", "cuh"]).pick_file().map(FileAction::Open))
+    dialog(|| {
+        rfd::FileDialog::new()
+            .add_filter("CUDA C++", &["cu", "cuh"])
+            .pick_file()
+            .map(FileAction::Open)
+    })
 }
 
 pub fn save_dialog(name: String) -> Receiver<FileAction> {
-    dialog(move || rfd::FileDialog::new().add_filter("CUDA C++", &["cu"]).set_file_name(name).save_file().map(FileAction::Save))
+    dialog(move || {
+        rfd::FileDialog::new()
+            .add_filter("CUDA C++", &["cu"])
+            .set_file_name(name)
+            .save_file()
+            .map(FileAction::Save)
+    })
 }
 
 pub fn export_dialog() -> Receiver<FileAction> {
-    dialog(|| rfd::FileDialog::new().add_filter("JSON", &["json"]).set_file_name("report.json").save_file().map(FileAction::ExportReport))
+    dialog(|| {
+        rfd::FileDialog::new()
+            .add_filter("JSON", &["json"])
+            .set_file_name("report.json")
+            .save_file()
+            .map(FileAction::ExportReport)
+    })
 }
 
 /// File dialogs block, so they run on their own thread and answer through a channel.
@@ -178,14 +230,21 @@ pub fn show(app: &mut App, ui: &mut Ui) {
     if app.editor.find.open {
         find_bar(app, ui);
     }
-    egui::Panel::bottom("diagnostics").resizable(true).default_size(120.0).show(ui, |ui| diagnostics_list(app, ui));
+    egui::Panel::bottom("diagnostics")
+        .resizable(true)
+        .default_size(120.0)
+        .show(ui, |ui| diagnostics_list(app, ui));
     code_area(app, ui);
 }
 
 fn toolbar(app: &mut App, ui: &mut Ui) {
     ui.horizontal_wrapped(|ui| {
         let running = app.is_running();
-        if ui.add_enabled(!running, egui::Button::new(RichText::new("Run (Ctrl+Enter)").strong())).on_hover_text("Compile, verify every size and profile (Ctrl+Enter)").clicked() {
+        if ui
+            .add_enabled(!running, egui::Button::new(RichText::new("Run (Ctrl+Enter)").strong()))
+            .on_hover_text("Compile, verify every size and profile (Ctrl+Enter)")
+            .clicked()
+        {
             let ctx = ui.ctx().clone();
             app.start_run(&ctx);
         }
@@ -196,7 +255,11 @@ fn toolbar(app: &mut App, ui: &mut Ui) {
         if ui.button("Open…").clicked() {
             app.open_dialog();
         }
-        if ui.button("Save").on_hover_text("Save to the opened file, or choose one (Ctrl+S); drafts are autosaved anyway").clicked() {
+        if ui
+            .button("Save")
+            .on_hover_text("Save to the opened file, or choose one (Ctrl+S); drafts are autosaved anyway")
+            .clicked()
+        {
             app.save_to_file();
         }
         if ui.button("Save as…").clicked() {
@@ -204,21 +267,24 @@ fn toolbar(app: &mut App, ui: &mut Ui) {
             app.save_to_file();
         }
         ui.separator();
-        if ui.button("Reset to starter").clicked() {
-            if let Some(lesson) = app.lesson().cloned() {
-                match std::fs::read_to_string(&lesson.starter) {
-                    Ok(text) => app.editor.replace_text(text),
-                    Err(e) => app.status = format!("cannot read the starter: {e}"),
-                }
+        if ui.button("Reset to starter").clicked()
+            && let Some(lesson) = app.lesson().cloned()
+        {
+            match std::fs::read_to_string(&lesson.starter) {
+                Ok(text) => app.editor.replace_text(text),
+                Err(e) => app.status = format!("cannot read the starter: {e}"),
             }
         }
         if ui.button("Show solution…").clicked() {
             app.confirm_solution = true;
         }
-        if let Some(previous) = app.editor.before_replace.clone() {
-            if ui.button("Restore my code").on_hover_text("Bring back the text from before the last reset / solution / open").clicked() {
-                app.editor.replace_text(previous);
-            }
+        if let Some(previous) = app.editor.before_replace.clone()
+            && ui
+                .button("Restore my code")
+                .on_hover_text("Bring back the text from before the last reset / solution / open")
+                .clicked()
+        {
+            app.editor.replace_text(previous);
         }
         if ui.button("Find").on_hover_text("Ctrl+F").clicked() {
             app.editor.find.open = !app.editor.find.open;
@@ -232,7 +298,9 @@ fn toolbar(app: &mut App, ui: &mut Ui) {
 fn find_bar(app: &mut App, ui: &mut Ui) {
     ui.horizontal(|ui| {
         let label = ui.label("Find:");
-        let response = ui.add(egui::TextEdit::singleline(&mut app.editor.find.query).desired_width(220.0)).labelled_by(label.id);
+        let response = ui
+            .add(egui::TextEdit::singleline(&mut app.editor.find.query).desired_width(220.0))
+            .labelled_by(label.id);
         if app.editor.find.focus {
             response.request_focus();
             app.editor.find.focus = false;
@@ -260,7 +328,10 @@ fn find_next(app: &mut App) {
     let text = &app.editor.text;
     let start_line = app.editor.cursor_line;
     let start_byte: usize = text.split_inclusive('\n').take(start_line).map(str::len).sum();
-    let found = text[start_byte.min(text.len())..].find(&query).map(|i| i + start_byte).or_else(|| text.find(&query));
+    let found = text[start_byte.min(text.len())..]
+        .find(&query)
+        .map(|i| i + start_byte)
+        .or_else(|| text.find(&query));
     match found {
         Some(byte) => {
             let line = text[..byte].matches('\n').count() + 1;
@@ -280,16 +351,26 @@ fn diagnostics_list(app: &mut App, ui: &mut Ui) {
             ui.label("none");
         }
     });
-    egui::ScrollArea::vertical().id_salt("diagnostics_scroll").show(ui, |ui| {
-        for m in &markers {
-            let colour = if m.error { Color32::from_rgb(0xE0, 0x40, 0x40) } else { Color32::from_rgb(0xD0, 0xA0, 0x20) };
-            let text = RichText::new(format!("line {}: {}", m.line, m.message)).color(colour);
-            if ui.add(egui::Button::new(text).frame(false)).on_hover_text("Go to this line").clicked() {
-                app.editor.go_to(m.line, m.column);
-                app.status = format!("line {}: {}", m.line, m.message);
+    egui::ScrollArea::vertical()
+        .id_salt("diagnostics_scroll")
+        .show(ui, |ui| {
+            for m in &markers {
+                let colour = if m.error {
+                    Color32::from_rgb(0xE0, 0x40, 0x40)
+                } else {
+                    Color32::from_rgb(0xD0, 0xA0, 0x20)
+                };
+                let text = RichText::new(format!("line {}: {}", m.line, m.message)).color(colour);
+                if ui
+                    .add(egui::Button::new(text).frame(false))
+                    .on_hover_text("Go to this line")
+                    .clicked()
+                {
+                    app.editor.go_to(m.line, m.column);
+                    app.status = format!("line {}: {}", m.line, m.message);
+                }
             }
-        }
-    });
+        });
 }
 
 fn char_index_of(text: &str, line: usize, column: usize) -> usize {
@@ -312,13 +393,22 @@ fn code_area(app: &mut App, ui: &mut Ui) {
     if let Some((line, column)) = editor.pending_cursor.take() {
         let index = char_index_of(&editor.text, line, column);
         let mut state = egui::TextEdit::load_state(ui.ctx(), id).unwrap_or_default();
-        state.cursor.set_char_range(Some(CCursorRange::one(CCursor::new(index))));
+        state
+            .cursor
+            .set_char_range(Some(CCursorRange::one(CCursor::new(index))));
         state.store(ui.ctx(), id);
         ui.ctx().memory_mut(|m| m.request_focus(id));
         editor.cursor_line = line;
         scroll_to = Some((line as f32 - 1.0) * row_height);
     }
-    let EditorState { text, highlighter, markers, line_figures, cursor_line, .. } = editor;
+    let EditorState {
+        text,
+        highlighter,
+        markers,
+        line_figures,
+        cursor_line,
+        ..
+    } = editor;
     let mut layouter = |ui: &Ui, text: &dyn egui::TextBuffer, wrap_width: f32| {
         let mut job = highlighter.layout(text.as_str(), font.clone());
         // Code does not wrap: long lines scroll sideways.
@@ -326,7 +416,9 @@ fn code_area(app: &mut App, ui: &mut Ui) {
         job.wrap.max_width = f32::INFINITY;
         ui.ctx().fonts_mut(|f| f.layout_job(job))
     };
-    let area = egui::ScrollArea::both().id_salt("editor_scroll").auto_shrink([false, false]);
+    let area = egui::ScrollArea::both()
+        .id_salt("editor_scroll")
+        .auto_shrink([false, false]);
     let area = match scroll_to {
         Some(y) => area.vertical_scroll_offset((y - 120.0).max(0.0)),
         None => area,
@@ -338,7 +430,12 @@ fn code_area(app: &mut App, ui: &mut Ui) {
             .code_editor()
             .desired_width(f32::INFINITY)
             .desired_rows(30)
-            .margin(egui::Margin { left: GUTTER_WIDTH as i8, right: 4, top: 4, bottom: 4 })
+            .margin(egui::Margin {
+                left: GUTTER_WIDTH as i8,
+                right: 4,
+                top: 4,
+                bottom: 4,
+            })
             .layouter(&mut layouter)
             .show(ui);
         let response = output.response.response.clone().labelled_by(label.id);
@@ -346,12 +443,26 @@ fn code_area(app: &mut App, ui: &mut Ui) {
             let index: usize = range.primary.index.into();
             *cursor_line = text.chars().take(index).filter(|&c| c == '\n').count() + 1;
         }
-        paint_gutter(ui, markers, line_figures, &output.galley, output.galley_pos, response.rect);
+        paint_gutter(
+            ui,
+            markers,
+            line_figures,
+            &output.galley,
+            output.galley_pos,
+            response.rect,
+        );
     });
 }
 
 /// Line numbers, markers and sectors per line, painted in the editor's left margin.
-fn paint_gutter(ui: &Ui, markers: &[Marker], line_figures: &BTreeMap<u32, LineFigures>, galley: &egui::Galley, origin: Pos2, rect: Rect) {
+fn paint_gutter(
+    ui: &Ui,
+    markers: &[Marker],
+    line_figures: &BTreeMap<u32, LineFigures>,
+    galley: &egui::Galley,
+    origin: Pos2,
+    rect: Rect,
+) {
     let painter = ui.painter();
     let visuals = ui.visuals();
     let gutter = Rect::from_min_max(rect.min, Pos2::new(rect.min.x + GUTTER_WIDTH - 6.0, rect.max.y));
@@ -368,22 +479,49 @@ fn paint_gutter(ui: &Ui, markers: &[Marker], line_figures: &BTreeMap<u32, LineFi
             let row_rect = Rect::from_min_size(Pos2::new(rect.min.x, y), Vec2::new(rect.width(), h));
             if let Some(figures) = line_figures.get(&line) {
                 let bar = 40.0 * figures.sectors as f32 / max_sectors as f32;
-                let bar_rect = Rect::from_min_size(Pos2::new(gutter.min.x + 2.0, y + 2.0), Vec2::new(bar.max(1.0), h - 4.0));
+                let bar_rect =
+                    Rect::from_min_size(Pos2::new(gutter.min.x + 2.0, y + 2.0), Vec2::new(bar.max(1.0), h - 4.0));
                 painter.rect_filled(bar_rect, 1.0, Color32::from_rgba_unmultiplied(0xFF, 0x80, 0x30, 110));
-                painter.text(Pos2::new(gutter.min.x + 44.0, y + h / 2.0), egui::Align2::RIGHT_CENTER, compact(figures.sectors), font.clone(), visuals.text_color());
+                painter.text(
+                    Pos2::new(gutter.min.x + 44.0, y + h / 2.0),
+                    egui::Align2::RIGHT_CENTER,
+                    compact(figures.sectors),
+                    font.clone(),
+                    visuals.text_color(),
+                );
             }
-            painter.text(Pos2::new(gutter.max.x - 18.0, y + h / 2.0), egui::Align2::RIGHT_CENTER, line.to_string(), font.clone(), visuals.weak_text_color());
+            painter.text(
+                Pos2::new(gutter.max.x - 18.0, y + h / 2.0),
+                egui::Align2::RIGHT_CENTER,
+                line.to_string(),
+                font.clone(),
+                visuals.weak_text_color(),
+            );
             let on_line: Vec<&Marker> = markers.iter().filter(|m| m.line == line).collect();
             if !on_line.is_empty() {
                 let error = on_line.iter().any(|m| m.error);
-                let colour = if error { Color32::from_rgb(0xE0, 0x40, 0x40) } else { Color32::from_rgb(0xD0, 0xA0, 0x20) };
+                let colour = if error {
+                    Color32::from_rgb(0xE0, 0x40, 0x40)
+                } else {
+                    Color32::from_rgb(0xD0, 0xA0, 0x20)
+                };
                 painter.rect_filled(row_rect, 0.0, colour.gamma_multiply(0.12));
                 let dot = Pos2::new(gutter.max.x - 8.0, y + h / 2.0);
                 painter.circle(dot, 4.0, colour, Stroke::NONE);
                 let marker_rect = Rect::from_center_size(dot, Vec2::splat(12.0));
                 if pointer.is_some_and(|p| marker_rect.contains(p) || (row_rect.contains(p) && p.x < gutter.max.x)) {
-                    let text = on_line.iter().map(|m| m.message.as_str()).collect::<Vec<_>>().join("\n");
-                    egui::Tooltip::always_open(ui.ctx().clone(), ui.layer_id(), Id::unique("marker_tip"), egui::PopupAnchor::Pointer).show(|ui| {
+                    let text = on_line
+                        .iter()
+                        .map(|m| m.message.as_str())
+                        .collect::<Vec<_>>()
+                        .join("\n");
+                    egui::Tooltip::always_open(
+                        ui.ctx().clone(),
+                        ui.layer_id(),
+                        Id::unique("marker_tip"),
+                        egui::PopupAnchor::Pointer,
+                    )
+                    .show(|ui| {
                         ui.label(text);
                     });
                 }
@@ -391,12 +529,22 @@ fn paint_gutter(ui: &Ui, markers: &[Marker], line_figures: &BTreeMap<u32, LineFi
             if let Some(figures) = line_figures.get(&line) {
                 let in_gutter = pointer.is_some_and(|p| row_rect.contains(p) && p.x < gutter.min.x + 48.0);
                 if in_gutter {
-                    egui::Tooltip::always_open(ui.ctx().clone(), ui.layer_id(), Id::unique("sector_tip"), egui::PopupAnchor::Pointer).show(|ui| {
+                    egui::Tooltip::always_open(
+                        ui.ctx().clone(),
+                        ui.layer_id(),
+                        Id::unique("sector_tip"),
+                        egui::PopupAnchor::Pointer,
+                    )
+                    .show(|ui| {
                         ui.label(format!(
                             "line {line}: {} sectors (ideal {}, {:.2}x), {:.1} active lanes per warp instruction",
                             thousands(figures.sectors),
                             thousands(figures.ideal),
-                            if figures.ideal > 0 { figures.sectors as f64 / figures.ideal as f64 } else { 0.0 },
+                            if figures.ideal > 0 {
+                                figures.sectors as f64 / figures.ideal as f64
+                            } else {
+                                0.0
+                            },
                             figures.lanes
                         ));
                     });

@@ -9,8 +9,20 @@ use syntect::highlighting::{HighlightIterator, HighlightState, Highlighter as Sy
 use syntect::parsing::{ParseState, ScopeStack, SyntaxSet};
 
 const CUDA_WORDS: &[&str] = &[
-    "__global__", "__device__", "__host__", "__shared__", "__constant__", "__restrict__", "__syncthreads", "__syncwarp",
-    "__forceinline__", "threadIdx", "blockIdx", "blockDim", "gridDim", "warpSize",
+    "__global__",
+    "__device__",
+    "__host__",
+    "__shared__",
+    "__constant__",
+    "__restrict__",
+    "__syncthreads",
+    "__syncwarp",
+    "__forceinline__",
+    "threadIdx",
+    "blockIdx",
+    "blockDim",
+    "gridDim",
+    "warpSize",
 ];
 
 #[derive(Clone)]
@@ -22,6 +34,9 @@ struct LineCache {
 }
 
 pub struct Highlighter {
+    /// The last job handed out and the text and font it was made for: an unchanged text
+    /// costs no highlighting work at all.
+    cached: Option<(String, FontId, LayoutJob)>,
     syntaxes: SyntaxSet,
     themes: ThemeSet,
     theme: String,
@@ -34,6 +49,7 @@ pub struct Highlighter {
 impl Highlighter {
     pub fn new(dark: bool) -> Highlighter {
         let mut h = Highlighter {
+            cached: None,
             syntaxes: SyntaxSet::load_defaults_newlines(),
             themes: ThemeSet::load_defaults(),
             theme: String::new(),
@@ -49,39 +65,80 @@ impl Highlighter {
         let theme = if dark { "base16-ocean.dark" } else { "InspiredGitHub" };
         if self.theme != theme {
             self.theme = theme.to_string();
-            self.cuda_color = if dark { Color32::from_rgb(0xE5, 0x9E, 0x6E) } else { Color32::from_rgb(0x9A, 0x3D, 0x00) };
+            self.cuda_color = if dark {
+                Color32::from_rgb(0xE5, 0x9E, 0x6E)
+            } else {
+                Color32::from_rgb(0x9A, 0x3D, 0x00)
+            };
             self.lines.clear();
+            self.cached = None;
         }
     }
 
     /// Highlights `text` into a layout job, reusing every line whose text and incoming parser
     /// state are unchanged.
     pub fn layout(&mut self, text: &str, font: FontId) -> LayoutJob {
+        if let Some((t, f, job)) = &self.cached
+            && t == text
+            && *f == font
+        {
+            self.last_rehighlighted = 0;
+            return job.clone();
+        }
+        let job = self.layout_uncached(text, font.clone());
+        self.cached = Some((text.to_string(), font, job.clone()));
+        job
+    }
+
+    fn layout_uncached(&mut self, text: &str, font: FontId) -> LayoutJob {
         self.update(text);
         let mut job = LayoutJob::default();
         let mut line_start = 0;
         for (line, cache) in text.split_inclusive('\n').zip(&self.lines) {
             for (color, italic, range) in &cache.spans {
-                let format = TextFormat { font_id: font.clone(), color: *color, italics: *italic, ..TextFormat::default() };
+                let format = TextFormat {
+                    font_id: font.clone(),
+                    color: *color,
+                    italics: *italic,
+                    ..TextFormat::default()
+                };
                 job.append(&text[line_start + range.start..line_start + range.end], 0.0, format);
             }
             line_start += line.len();
         }
         if text.is_empty() {
-            job.append("", 0.0, TextFormat { font_id: font, ..TextFormat::default() });
+            job.append(
+                "",
+                0.0,
+                TextFormat {
+                    font_id: font,
+                    ..TextFormat::default()
+                },
+            );
         }
         job
     }
 
     fn update(&mut self, text: &str) {
         let new_lines: Vec<&str> = text.split_inclusive('\n').collect();
-        let syntax = self.syntaxes.find_syntax_by_extension("cpp").unwrap_or_else(|| self.syntaxes.find_syntax_plain_text());
+        let syntax = self
+            .syntaxes
+            .find_syntax_by_extension("cpp")
+            .unwrap_or_else(|| self.syntaxes.find_syntax_plain_text());
         let theme = &self.themes.themes[&self.theme];
         let highlighter = SyntectHighlighter::new(theme);
-        let first_changed = self.lines.iter().zip(&new_lines).take_while(|(c, l)| c.text == **l).count();
+        let first_changed = self
+            .lines
+            .iter()
+            .zip(&new_lines)
+            .take_while(|(c, l)| c.text == **l)
+            .count();
         let (mut parse, mut highlight) = match first_changed.checked_sub(1).and_then(|i| self.lines.get(i)) {
             Some(prev) => (prev.parse_after.clone(), prev.highlight_after.clone()),
-            None => (ParseState::new(syntax), HighlightState::new(&highlighter, ScopeStack::new())),
+            None => (
+                ParseState::new(syntax),
+                HighlightState::new(&highlighter, ScopeStack::new()),
+            ),
         };
         let old = std::mem::take(&mut self.lines);
         let shift = old.len() as isize - new_lines.len() as isize;
@@ -94,12 +151,21 @@ impl Highlighter {
             let mut spans = Vec::new();
             let mut at = 0;
             for (style, piece) in HighlightIterator::new(&mut highlight, &ops, line, &highlighter) {
-                spans.push((color_of(style), style.font_style.contains(syntect::highlighting::FontStyle::ITALIC), at..at + piece.len()));
+                spans.push((
+                    color_of(style),
+                    style.font_style.contains(syntect::highlighting::FontStyle::ITALIC),
+                    at..at + piece.len(),
+                ));
                 at += piece.len();
             }
             let spans = self.recolor_cuda_words(line, spans);
             self.last_rehighlighted += 1;
-            lines.push(LineCache { text: line.to_string(), parse_after: parse.clone(), highlight_after: highlight.clone(), spans });
+            lines.push(LineCache {
+                text: line.to_string(),
+                parse_after: parse.clone(),
+                highlight_after: highlight.clone(),
+                spans,
+            });
             i += 1;
             // Once a recomputed line matches the old one at the same place from the end and
             // leaves the parser in the same state, the rest of the old cache still holds.
@@ -108,7 +174,8 @@ impl Highlighter {
                 let o = &old[j as usize];
                 if o.text == line && o.parse_after == parse && o.highlight_after == highlight {
                     let rest = &old[j as usize + 1..];
-                    if rest.len() == new_lines.len() - i && rest.iter().zip(&new_lines[i..]).all(|(c, l)| c.text == *l) {
+                    if rest.len() == new_lines.len() - i && rest.iter().zip(&new_lines[i..]).all(|(c, l)| c.text == *l)
+                    {
                         lines.extend_from_slice(rest);
                         break;
                     }
@@ -118,7 +185,11 @@ impl Highlighter {
         self.lines = lines;
     }
 
-    fn recolor_cuda_words(&self, line: &str, spans: Vec<(Color32, bool, std::ops::Range<usize>)>) -> Vec<(Color32, bool, std::ops::Range<usize>)> {
+    fn recolor_cuda_words(
+        &self,
+        line: &str,
+        spans: Vec<(Color32, bool, std::ops::Range<usize>)>,
+    ) -> Vec<(Color32, bool, std::ops::Range<usize>)> {
         let mut marks: Vec<std::ops::Range<usize>> = Vec::new();
         for word in CUDA_WORDS {
             let mut from = 0;
@@ -163,7 +234,9 @@ mod tests {
     use super::*;
 
     fn kernel(lines: usize) -> String {
-        (0..lines).map(|i| format!("    float v{i} = in[i + {i}]; // line {i}\n")).collect()
+        (0..lines)
+            .map(|i| format!("    float v{i} = in[i + {i}]; // line {i}\n"))
+            .collect()
     }
 
     #[test]
@@ -185,7 +258,12 @@ mod tests {
     fn cuda_words_get_their_colour() {
         let mut h = Highlighter::new(true);
         let job = h.layout("__global__ void k() { __syncthreads(); }\n", FontId::monospace(12.0));
-        let colour_of = |word: &str| job.sections.iter().find(|s| &job.text[s.byte_range.clone()] == word).map(|s| s.format.color);
+        let colour_of = |word: &str| {
+            job.sections
+                .iter()
+                .find(|s| &job.text[s.byte_range.start.0..s.byte_range.end.0] == word)
+                .map(|s| s.format.color)
+        };
         assert_eq!(colour_of("__global__"), Some(h.cuda_color));
         assert_eq!(colour_of("__syncthreads"), Some(h.cuda_color));
     }

@@ -8,18 +8,29 @@ use egui::{RichText, Ui};
 
 pub fn show(app: &mut App, ui: &mut Ui) {
     ui.heading("Lessons");
-    let lessons: Vec<(String, String)> = app.course.lessons.iter().map(|l| (l.id.clone(), l.title.clone())).collect();
+    let lessons: Vec<(String, String)> = app
+        .course
+        .lessons
+        .iter()
+        .map(|l| (l.id.clone(), l.title.clone()))
+        .collect();
     for (id, title) in lessons {
         let progress = app.progress.get(&id).cloned().unwrap_or_default();
         let mark = if progress.passed { "[passed] " } else { "" };
-        let best = progress.best_sectors.map(|s| format!("  (best {})", super::editor::compact(s))).unwrap_or_default();
+        let best = progress
+            .best_sectors
+            .map(|s| format!("  (best {})", super::editor::compact(s)))
+            .unwrap_or_default();
         let selected = app.prefs.lesson.as_deref() == Some(id.as_str());
         if ui.selectable_label(selected, format!("{mark}{title}{best}")).clicked() && !selected {
             app.open_lesson(&id);
         }
     }
     for broken in &app.course.broken {
-        ui.colored_label(egui::Color32::from_rgb(0xE0, 0x40, 0x40), format!("broken lesson: {broken}"));
+        ui.colored_label(
+            egui::Color32::from_rgb(0xE0, 0x40, 0x40),
+            format!("broken lesson: {broken}"),
+        );
     }
     ui.separator();
     let mut tab = app.prefs.lesson_tab;
@@ -37,34 +48,52 @@ pub fn show(app: &mut App, ui: &mut Ui) {
         ui.label("No lesson found: start haloscope from its checkout, or pass --lessons DIR.");
         return;
     };
-    egui::ScrollArea::vertical().id_salt("lesson_scroll").auto_shrink([false, false]).show(ui, |ui| match tab {
-        LessonTab::Text => lesson_text(app, ui, &lesson.text),
-        LessonTab::Contract => contract(ui, &lesson),
-        LessonTab::Hints => hints(app, ui, &lesson),
-        LessonTab::Learn => {
-            for item in &lesson.learn {
-                ui.label(format!("• {item}"));
+    egui::ScrollArea::vertical()
+        .id_salt("lesson_scroll")
+        .auto_shrink([false, false])
+        .show(ui, |ui| match tab {
+            LessonTab::Text => lesson_text(app, ui, &lesson.text),
+            LessonTab::Contract => contract(ui, &lesson),
+            LessonTab::Hints => hints(app, ui, &lesson),
+            LessonTab::Learn => {
+                for item in &lesson.learn {
+                    ui.label(format!("• {item}"));
+                }
             }
-        }
-    });
+        });
 }
 
 fn contract(ui: &mut Ui, lesson: &crate::lesson::Lesson) {
-    egui::Grid::new("contract_grid").num_columns(2).striped(true).show(ui, |ui| {
-        let mut row = |k: &str, v: String| {
-            ui.label(RichText::new(k).strong());
-            ui.label(v);
-            ui.end_row();
-        };
-        row("kernel", format!("extern \"C\" __global__ void {}", lesson.signature()));
-        row("block", format!("{} x {} x {} (pinned)", lesson.block[0], lesson.block[1], lesson.block[2]));
-        row("grid", lesson.grid.to_string());
-        row("dynamic shared", format!("{} bytes", lesson.dynamic_shared_bytes));
-        let sizes: Vec<String> = lesson.verify_sizes.iter().map(|n| n.to_string()).collect();
-        row("verified at n =", sizes.join(", "));
-        row("profile", format!("n = {}, {} launches", lesson.profile_size, lesson.profile_launches));
-        row("gate", format!("{} < {}", lesson.gate.metric, thousands(lesson.gate.below)));
-    });
+    egui::Grid::new("contract_grid")
+        .num_columns(2)
+        .striped(true)
+        .show(ui, |ui| {
+            let mut row = |k: &str, v: String| {
+                ui.label(RichText::new(k).strong());
+                ui.label(v);
+                ui.end_row();
+            };
+            row("kernel", format!("extern \"C\" __global__ void {}", lesson.signature()));
+            row(
+                "block",
+                format!(
+                    "{} x {} x {} (pinned)",
+                    lesson.block[0], lesson.block[1], lesson.block[2]
+                ),
+            );
+            row("grid", lesson.grid.to_string());
+            row("dynamic shared", format!("{} bytes", lesson.dynamic_shared_bytes));
+            let sizes: Vec<String> = lesson.verify_sizes.iter().map(|n| n.to_string()).collect();
+            row("verified at n =", sizes.join(", "));
+            row(
+                "profile",
+                format!("n = {}, {} launches", lesson.profile_size, lesson.profile_launches),
+            );
+            row(
+                "gate",
+                format!("{} < {}", lesson.gate.metric, thousands(lesson.gate.below)),
+            );
+        });
     ui.add_space(8.0);
     ui.label(
         "The metric counts the 32-byte sectors that global loads and stores request, summed over every launch. \
@@ -73,13 +102,22 @@ fn contract(ui: &mut Ui, lesson: &crate::lesson::Lesson) {
 }
 
 fn hints(app: &mut App, ui: &mut Ui, lesson: &crate::lesson::Lesson) {
-    let shown = app.prefs.hints_shown.get(&lesson.id).copied().unwrap_or(0).min(lesson.hints.len());
+    let shown = app
+        .prefs
+        .hints_shown
+        .get(&lesson.id)
+        .copied()
+        .unwrap_or(0)
+        .min(lesson.hints.len());
     for (i, hint) in lesson.hints.iter().take(shown).enumerate() {
         ui.label(format!("{}. {hint}", i + 1));
         ui.add_space(4.0);
     }
     if shown < lesson.hints.len() {
-        if ui.button(format!("Show hint {} of {}", shown + 1, lesson.hints.len())).clicked() {
+        if ui
+            .button(format!("Show hint {} of {}", shown + 1, lesson.hints.len()))
+            .clicked()
+        {
             app.prefs.hints_shown.insert(lesson.id.clone(), shown + 1);
             app.save_prefs();
         }
@@ -126,6 +164,9 @@ mod tests {
     #[test]
     fn fences_split_code_from_prose() {
         let parts = super::split_fences("a\n```cuda\nx = 1;\n```\nb\n");
-        assert_eq!(parts, vec![(false, "a\n".into()), (true, "x = 1;\n".into()), (false, "b\n".into())]);
+        assert_eq!(
+            parts,
+            vec![(false, "a\n".into()), (true, "x = 1;\n".into()), (false, "b\n".into())]
+        );
     }
 }

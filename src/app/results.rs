@@ -14,7 +14,11 @@ pub fn show(app: &mut App, ui: &mut Ui) {
     ui.horizontal(|ui| {
         let backend_label = ui.label("Backend");
         let mut choice = app.prefs.backend;
-        let gpu_label = if app.gpu_available { "GPU".to_string() } else { "GPU (none found)".to_string() };
+        let gpu_label = if app.gpu_available {
+            "GPU".to_string()
+        } else {
+            "GPU (none found)".to_string()
+        };
         egui::ComboBox::from_id_salt("backend")
             .selected_text(backend_name(choice, app.gpu_available))
             .show_ui(ui, |ui| {
@@ -53,11 +57,14 @@ pub fn show(app: &mut App, ui: &mut Ui) {
         app.prefs.result_tab = tab;
         app.save_prefs();
     }
-    egui::ScrollArea::vertical().id_salt("results_scroll").auto_shrink([false, false]).show(ui, |ui| match tab {
-        ResultTab::Result => result(app, ui),
-        ResultTab::Diagram => super::diagram::show(app, ui),
-        ResultTab::Chart => super::chart::show(app, ui),
-    });
+    egui::ScrollArea::vertical()
+        .id_salt("results_scroll")
+        .auto_shrink([false, false])
+        .show(ui, |ui| match tab {
+            ResultTab::Result => result(app, ui),
+            ResultTab::Diagram => super::diagram::show(app, ui),
+            ResultTab::Chart => super::chart::show(app, ui),
+        });
 }
 
 fn backend_name(choice: BackendChoice, gpu: bool) -> &'static str {
@@ -76,7 +83,11 @@ fn result(app: &mut App, ui: &mut Ui) {
         return;
     };
     let report = outcome.report.clone();
-    let colour = if report.verdict == Verdict::Pass { pal.pass } else { pal.fail };
+    let colour = if report.verdict == Verdict::Pass {
+        pal.pass
+    } else {
+        pal.fail
+    };
     ui.label(RichText::new(report.verdict.label()).heading().strong().color(colour));
     ui.label(&report.headline);
     if let Some(b) = &report.backend {
@@ -86,24 +97,27 @@ fn result(app: &mut App, ui: &mut Ui) {
 
     if !report.sizes.is_empty() {
         ui.label(RichText::new("Verification").strong());
-        egui::Grid::new("sizes_grid").striped(true).num_columns(5).show(ui, |ui| {
-            for h in ["n", "grid", "wrong", "unwritten", ""] {
-                ui.label(RichText::new(h).small());
-            }
-            ui.end_row();
-            for s in &report.sizes {
-                ui.label(s.n.to_string());
-                ui.label(format!("{}x{}x{}", s.grid[0], s.grid[1], s.grid[2]));
-                ui.label(s.wrong.to_string());
-                ui.label(s.unwritten.to_string());
-                if s.passed() {
-                    ui.colored_label(pal.pass, "ok");
-                } else {
-                    ui.colored_label(pal.fail, "FAIL");
+        egui::Grid::new("sizes_grid")
+            .striped(true)
+            .num_columns(5)
+            .show(ui, |ui| {
+                for h in ["n", "grid", "wrong", "unwritten", ""] {
+                    ui.label(RichText::new(h).small());
                 }
                 ui.end_row();
-            }
-        });
+                for s in &report.sizes {
+                    ui.label(s.n.to_string());
+                    ui.label(format!("{}x{}x{}", s.grid[0], s.grid[1], s.grid[2]));
+                    ui.label(s.wrong.to_string());
+                    ui.label(s.unwritten.to_string());
+                    if s.passed() {
+                        ui.colored_label(pal.pass, "ok");
+                    } else {
+                        ui.colored_label(pal.fail, "FAIL");
+                    }
+                    ui.end_row();
+                }
+            });
         for s in report.sizes.iter().filter(|s| !s.passed()) {
             for m in &s.first_mismatches {
                 ui.label(RichText::new(format!("n={}: {m}", s.n)).small().monospace());
@@ -117,20 +131,20 @@ fn result(app: &mut App, ui: &mut Ui) {
         let mut jumps = Vec::new();
         for f in &report.findings {
             ui.horizontal_wrapped(|ui| {
-                if let Some(line) = f.at.line {
-                    if ui.link(format!("line {line}")).clicked() {
-                        jumps.push(line);
-                    }
+                if let Some(line) = f.at.line
+                    && ui.link(format!("line {line}")).clicked()
+                {
+                    jumps.push(line);
                 }
                 ui.label(format!("{} (seen {}x)", f.message, f.count));
             });
         }
         if let Some(fault) = &report.fault {
             ui.horizontal_wrapped(|ui| {
-                if let Some(line) = fault.line() {
-                    if ui.link(format!("line {line}")).clicked() {
-                        jumps.push(line);
-                    }
+                if let Some(line) = fault.line()
+                    && ui.link(format!("line {line}")).clicked()
+                {
+                    jumps.push(line);
                 }
                 ui.colored_label(pal.fail, fault.message());
             });
@@ -143,28 +157,57 @@ fn result(app: &mut App, ui: &mut Ui) {
 
     if let Some(p) = &report.profile {
         ui.label(RichText::new("Global-memory sectors").strong());
-        ui.label(RichText::new(format!("sectors: {}", thousands(p.sectors))).size(18.0).strong());
-        ui.label(format!("loads {} · stores {} · ideal {}", thousands(p.load_sectors), thousands(p.store_sectors), thousands(p.ideal_sectors)));
-        ui.label(format!("{} launches at n={} · {:.1} active lanes per warp instruction", p.launches, p.n, p.average_active_lanes));
+        ui.label(
+            RichText::new(format!("sectors: {}", thousands(p.sectors)))
+                .size(18.0)
+                .strong(),
+        );
+        ui.label(format!(
+            "loads {} · stores {} · ideal {}",
+            thousands(p.load_sectors),
+            thousands(p.store_sectors),
+            thousands(p.ideal_sectors)
+        ));
+        ui.label(format!(
+            "{} launches at n={} · {:.1} active lanes per warp instruction",
+            p.launches, p.n, p.average_active_lanes
+        ));
         ui.label(RichText::new(&p.source).small());
         if p.shared.requests > 0 {
-            ui.label(format!("shared memory: {} requests, {} bank-conflict wavefronts", thousands(p.shared.requests), thousands(p.shared.bank_conflicts)));
+            ui.label(format!(
+                "shared memory: {} requests, {} bank-conflict wavefronts",
+                thousands(p.shared.requests),
+                thousands(p.shared.bank_conflicts)
+            ));
         }
     }
     if let Some(g) = &report.gate {
-        let text = format!("gate: {} < {} — {}", thousands(g.value), thousands(g.below), if g.passed { "passed" } else { "not passed" });
+        let text = format!(
+            "gate: {} < {} — {}",
+            thousands(g.value),
+            thousands(g.below),
+            if g.passed { "passed" } else { "not passed" }
+        );
         ui.colored_label(if g.passed { pal.pass } else { pal.fail }, text);
     }
     if let Some(t) = &report.timing {
         ui.add_space(6.0);
         ui.label(RichText::new("Time (separate from the metric)").strong());
-        ui.label(format!("median {:.1} us per launch (min {:.1}, max {:.1}) over {} launches", t.median_us, t.min_us, t.max_us, t.launches));
+        ui.label(format!(
+            "median {:.1} us per launch (min {:.1}, max {:.1}) over {} launches",
+            t.median_us, t.min_us, t.max_us, t.launches
+        ));
         let copy = t.copy_gbps.map(|c| format!(" of {c:.0} GB/s copy")).unwrap_or_default();
         ui.label(format!("effective bandwidth {:.0} GB/s{copy}", t.effective_gbps));
     }
     if let Some(c) = &report.compile {
-        let stages: Vec<String> = report.stages.iter().map(|s| format!("{} {:.0} ms", s.stage, s.millis)).collect();
-        ui.label(RichText::new(format!("NVRTC {} · {}", c.nvrtc_version, c.target)).small()).on_hover_text(stages.join("\n"));
+        let stages: Vec<String> = report
+            .stages
+            .iter()
+            .map(|s| format!("{} {:.0} ms", s.stage, s.millis))
+            .collect();
+        ui.label(RichText::new(format!("NVRTC {} · {}", c.nvrtc_version, c.target)).small())
+            .on_hover_text(stages.join("\n"));
     }
     ui.add_space(8.0);
     if ui.button("Export report (JSON)…").clicked() {

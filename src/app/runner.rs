@@ -16,6 +16,8 @@ use std::sync::{Arc, Mutex};
 pub type SharedGpu = Arc<Mutex<Option<GpuBackend>>>;
 
 pub struct RunOutcome {
+    /// Distinguishes runs, so views can cache what they derive from one.
+    pub id: u64,
     pub report: RunReport,
     /// The emulator's trace of the watched block, for the diagram, and the size it ran at.
     pub trace: Vec<TracedAccess>,
@@ -35,14 +37,32 @@ pub struct RunJob {
 }
 
 /// Starts a run of `source` against `lesson`; `repaint` is called after every message.
-pub fn start_run(lesson: Lesson, source: String, source_name: String, choice: BackendChoice, seed: Option<u64>, gpu: SharedGpu, repaint: impl Fn() + Send + 'static) -> RunJob {
+pub fn start_run(
+    lesson: Lesson,
+    source: String,
+    source_name: String,
+    choice: BackendChoice,
+    seed: Option<u64>,
+    gpu: SharedGpu,
+    repaint: impl Fn() + Send + 'static,
+) -> RunJob {
     let (tx, messages) = channel();
     let cancel = CancelFlag::default();
-    let job = RunJob { messages, cancel: cancel.clone(), lesson: lesson.id.clone() };
+    let job = RunJob {
+        messages,
+        cancel: cancel.clone(),
+        lesson: lesson.id.clone(),
+    };
     std::thread::Builder::new()
         .name("haloscope-run".into())
         .spawn(move || {
-            let request = RunRequest { source: source.clone(), source_name, kernel_file: "<editor>".into(), seed, nvrtc_path: None };
+            let request = RunRequest {
+                source: source.clone(),
+                source_name,
+                kernel_file: "<editor>".into(),
+                seed,
+                nvrtc_path: None,
+            };
             let mut progress = |p: Progress| {
                 let _ = tx.send(RunMessage::Progress(p));
                 repaint();
@@ -61,7 +81,11 @@ pub fn start_run(lesson: Lesson, source: String, source_name: String, choice: Ba
                         Err(fault) if choice == BackendChoice::Gpu => {
                             let mut emu = EmulatorBackend::new(EmulatorOptions { threads: 0, watch });
                             let mut report = run_with_backend(&lesson, &request, &mut emu, &mut progress, &cancel);
-                            report.headline = format!("GPU not available ({}); ran on the emulator instead. {}", fault.message(), report.headline);
+                            report.headline = format!(
+                                "GPU not available ({}); ran on the emulator instead. {}",
+                                fault.message(),
+                                report.headline
+                            );
                             let n = emu.last_trace_n;
                             send_done(&tx, report, emu.last_trace, n, source, &repaint);
                             return;
@@ -94,16 +118,41 @@ pub fn start_run(lesson: Lesson, source: String, source_name: String, choice: Ba
     job
 }
 
-fn send_done(tx: &std::sync::mpsc::Sender<RunMessage>, report: RunReport, trace: Vec<TracedAccess>, trace_n: u32, source: String, repaint: &impl Fn()) {
-    let _ = tx.send(RunMessage::Done(Box::new(RunOutcome { report, trace, trace_n, source })));
+fn send_done(
+    tx: &std::sync::mpsc::Sender<RunMessage>,
+    report: RunReport,
+    trace: Vec<TracedAccess>,
+    trace_n: u32,
+    source: String,
+    repaint: &impl Fn(),
+) {
+    static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
+    let id = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let _ = tx.send(RunMessage::Done(Box::new(RunOutcome {
+        id,
+        report,
+        trace,
+        trace_n,
+        source,
+    })));
     repaint();
 }
 
 /// After a GPU run, one emulated launch at a middle size gives the diagram its trace.
 fn emulator_trace(lesson: &Lesson, request: &RunRequest, cancel: &CancelFlag) -> (Vec<TracedAccess>, u32) {
-    let Ok(kernel) = compile_kernel(&request.source, &request.source_name, lesson, Target::EMULATOR, None) else { return (Vec::new(), 0) };
-    let n = lesson.verify_sizes.get(1).or(lesson.verify_sizes.first()).copied().unwrap_or(lesson.profile_size);
-    let mut emu = EmulatorBackend::new(EmulatorOptions { threads: 0, watch: Some(watched_block(lesson)) });
+    let Ok(kernel) = compile_kernel(&request.source, &request.source_name, lesson, Target::EMULATOR, None) else {
+        return (Vec::new(), 0);
+    };
+    let n = lesson
+        .verify_sizes
+        .get(1)
+        .or(lesson.verify_sizes.first())
+        .copied()
+        .unwrap_or(lesson.profile_size);
+    let mut emu = EmulatorBackend::new(EmulatorOptions {
+        threads: 0,
+        watch: Some(watched_block(lesson)),
+    });
     match emu.verify_size(lesson, &kernel, n, 1, cancel) {
         Ok(_) => (emu.last_trace, n),
         Err(_) => (Vec::new(), 0),

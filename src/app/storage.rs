@@ -17,7 +17,9 @@ pub fn default_data_dir() -> PathBuf {
     if let Some(xdg) = std::env::var_os("XDG_DATA_HOME") {
         return PathBuf::from(xdg).join("haloscope");
     }
-    let home = std::env::var_os("HOME").map(PathBuf::from).unwrap_or_else(|| PathBuf::from("."));
+    let home = std::env::var_os("HOME")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from("."));
     home.join(".local/share/haloscope")
 }
 
@@ -52,15 +54,24 @@ impl Storage {
     }
 
     pub fn load_prefs(&self) -> Prefs {
-        std::fs::read_to_string(self.dir.join("prefs.json")).ok().and_then(|t| serde_json::from_str(&t).ok()).unwrap_or_default()
+        std::fs::read_to_string(self.dir.join("prefs.json"))
+            .ok()
+            .and_then(|t| serde_json::from_str(&t).ok())
+            .unwrap_or_default()
     }
 
     pub fn save_prefs(&self, prefs: &Prefs) -> std::io::Result<()> {
-        write_atomic(&self.dir.join("prefs.json"), serde_json::to_string_pretty(prefs)?.as_bytes())
+        write_atomic(
+            &self.dir.join("prefs.json"),
+            serde_json::to_string_pretty(prefs)?.as_bytes(),
+        )
     }
 
     pub fn load_progress(&self, lesson: &str) -> LessonProgress {
-        std::fs::read_to_string(self.progress_path(lesson)).ok().and_then(|t| serde_json::from_str(&t).ok()).unwrap_or_default()
+        std::fs::read_to_string(self.progress_path(lesson))
+            .ok()
+            .and_then(|t| serde_json::from_str(&t).ok())
+            .unwrap_or_default()
     }
 
     pub fn save_progress(&self, lesson: &str, progress: &LessonProgress) -> std::io::Result<()> {
@@ -90,8 +101,22 @@ mod tests {
         s.save_draft("x", "kernel text").unwrap();
         assert_eq!(s.load_draft("x").as_deref(), Some("kernel text"));
         let mut p = LessonProgress::default();
-        p.record(Attempt { at: 1, verdict: Verdict::GateFail, sectors: Some(10), median_us: None, backend: "emu".into(), source: "a".into() });
-        p.record(Attempt { at: 2, verdict: Verdict::Pass, sectors: Some(5), median_us: None, backend: "emu".into(), source: "b".into() });
+        p.record(Attempt {
+            at: 1,
+            verdict: Verdict::GateFail,
+            sectors: Some(10),
+            median_us: None,
+            backend: "emu".into(),
+            source: "a".into(),
+        });
+        p.record(Attempt {
+            at: 2,
+            verdict: Verdict::Pass,
+            sectors: Some(5),
+            median_us: None,
+            backend: "emu".into(),
+            source: "b".into(),
+        });
         s.save_progress("x", &p).unwrap();
         let back = s.load_progress("x");
         assert!(back.passed);

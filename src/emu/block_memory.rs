@@ -60,7 +60,18 @@ impl BlockRunner<'_> {
     }
 
     #[allow(clippy::too_many_arguments)]
-    fn trace(&mut self, warp: &Warp, l: usize, pc: usize, space: &str, buffer: Option<String>, offset: u64, bytes: u32, store: bool, value: u64) {
+    fn trace(
+        &mut self,
+        warp: &Warp,
+        l: usize,
+        pc: usize,
+        space: &str,
+        buffer: Option<String>,
+        offset: u64,
+        bytes: u32,
+        store: bool,
+        value: u64,
+    ) {
         self.traced[warp.linear[l] as usize] += 1;
         self.stats.trace.push(TracedAccess {
             thread: [warp.tid[0][l], warp.tid[1][l], warp.tid[2][l]],

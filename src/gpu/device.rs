@@ -96,10 +96,10 @@ impl Device {
     /// The kernel's function, loading its module once per distinct image.
     pub fn function(&mut self, kernel: &KernelImage) -> Result<CudaFunction, KernelFault> {
         let key = kernel.key();
-        if let Some((k, _, f)) = &self.loaded {
-            if *k == key {
-                return Ok(f.clone());
-            }
+        if let Some((k, _, f)) = &self.loaded
+            && *k == key
+        {
+            return Ok(f.clone());
         }
         let image = match kernel.cubin() {
             Some(cubin) => Ptx::from_binary(cubin),

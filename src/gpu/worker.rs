@@ -50,7 +50,7 @@ pub fn worker_main(one_shot: bool) -> i32 {
     0
 }
 
-fn device<'a>(slot: &'a mut Option<Device>) -> Result<&'a mut Device, KernelFault> {
+fn device(slot: &mut Option<Device>) -> Result<&mut Device, KernelFault> {
     if slot.is_none() {
         *slot = Some(Device::open().map_err(|message| KernelFault::Infrastructure { message })?);
     }
