@@ -4,7 +4,7 @@ use super::RunArgs;
 use super::print::print_report;
 use crate::backend::{BackendChoice, CancelFlag};
 use crate::lesson::{Course, Expectation, Lesson};
-use crate::pipeline::{RunRequest, run_lesson};
+use crate::pipeline::{RunRequest, run_lesson, thousands};
 use crate::report::Verdict;
 use std::path::Path;
 
@@ -91,9 +91,28 @@ pub fn check_lesson_kernels(lesson: &Lesson) -> i32 {
                 continue;
             }
         };
-        let ok = verdict_matches(expect, report.verdict);
+        let mut ok = verdict_matches(expect, report.verdict);
+        // The figures the lesson quotes must still be what the kernels issue.
+        let quoted = match what.as_str() {
+            "starter" => lesson.figures.starter_sectors,
+            "solution" => lesson.figures.solution_sectors,
+            _ => None,
+        };
+        let measured = report.profile.as_ref().map(|p| p.sectors);
+        let figure_note = match (quoted, measured) {
+            (Some(q), Some(m)) if q != m => {
+                ok = false;
+                format!(
+                    " [figures.{what}_sectors = {} but the emulator counts {}]",
+                    thousands(q),
+                    thousands(m)
+                )
+            }
+            (Some(_), Some(_)) => format!(" [matches figures.{what}_sectors]"),
+            _ => String::new(),
+        };
         println!(
-            "  {} {:<40} expected {:?}, got {} — {}",
+            "  {} {:<40} expected {:?}, got {} — {}{figure_note}",
             if ok { "ok  " } else { "FAIL" },
             path.file_name()
                 .map(|n| n.to_string_lossy().into_owned())
