@@ -59,6 +59,29 @@ impl BlockRunner<'_> {
         }
     }
 
+    /// An access past the end of shared or local memory.
+    #[allow(clippy::too_many_arguments)]
+    fn window_fault(
+        &self,
+        space: &'static str,
+        offset: u64,
+        span: u64,
+        size: u64,
+        write: bool,
+        pc: usize,
+        warp: &Warp,
+        l: usize,
+    ) -> EmuFault {
+        let kind = EmuFaultKind::WindowOutOfBounds {
+            space,
+            offset,
+            bytes: span as u32,
+            size,
+            write,
+        };
+        self.fault(kind, Some(pc as u32), Some((warp, l as u32)))
+    }
+
     #[allow(clippy::too_many_arguments)]
     fn trace(
         &mut self,
@@ -249,19 +272,9 @@ impl BlockRunner<'_> {
                             }
                         }
                         Resolved::Shared(offset) => {
-                            if offset + span > self.shared.size() || offset % bytes as u64 != 0 {
-                                let size = self.shared.size();
-                                return Err(self.fault(
-                                    EmuFaultKind::WindowOutOfBounds {
-                                        space: "shared",
-                                        offset,
-                                        bytes: span as u32,
-                                        size,
-                                        write: is_store,
-                                    },
-                                    Some(pc as u32),
-                                    Some((warp, l as u32)),
-                                ));
+                            let size = self.shared.size();
+                            if offset + span > size || offset % bytes as u64 != 0 {
+                                return Err(self.window_fault("shared", offset, span, size, is_store, pc, warp, l));
                             }
                             shared_offsets[shared_lanes] = (offset, span as u32);
                             shared_lanes += 1;
@@ -300,17 +313,7 @@ impl BlockRunner<'_> {
                         Resolved::Local(offset) => {
                             let size = self.prog.local_bytes;
                             if offset + span > size {
-                                return Err(self.fault(
-                                    EmuFaultKind::WindowOutOfBounds {
-                                        space: "local",
-                                        offset,
-                                        bytes: span as u32,
-                                        size,
-                                        write: is_store,
-                                    },
-                                    Some(pc as u32),
-                                    Some((warp, l as u32)),
-                                ));
+                                return Err(self.window_fault("local", offset, span, size, is_store, pc, warp, l));
                             }
                             let base = l * size as usize + offset as usize;
                             for e in 0..count {

@@ -11,7 +11,6 @@ use super::device::{Device, driver_fault};
 use super::protocol::{GpuProfile, KernelImage, PcRecord};
 use crate::backend::KernelFault;
 use crate::cudalibs::{CudaLib, ensure_loaded};
-use crate::harness::random_inputs;
 use crate::lesson::Lesson;
 use cudarc::cupti::sys;
 use std::ffi::{CStr, CString, c_char, c_void};
@@ -57,15 +56,7 @@ pub fn profile_with_cupti(
     ensure_loaded(CudaLib::Cupti, None).map_err(|message| KernelFault::Infrastructure { message })?;
     // Everything that is not the measured kernel happens before Enable.
     let f = d.function(kernel)?;
-    let count = lesson.stencil.elements(n);
-    let d_in = d
-        .stream
-        .clone_htod(&random_inputs(count, 2))
-        .map_err(|e| driver_fault("copying the input", e))?;
-    let mut d_out = d
-        .stream
-        .alloc_zeros::<f32>(count)
-        .map_err(|e| driver_fault("allocating the output", e))?;
+    let (d_in, mut d_out) = super::worker::buffers(d, lesson.stencil.elements(n), 2)?;
     d.stream.synchronize().map_err(|e| driver_fault("setup", e))?;
     let ctx = d.ctx.cu_ctx() as _;
 

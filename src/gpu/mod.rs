@@ -61,9 +61,7 @@ impl GpuBackend {
             Response::Hello { problem, .. } => Err(KernelFault::Infrastructure {
                 message: format!("no usable GPU: {}", problem.unwrap_or_default()),
             }),
-            other => Err(KernelFault::Infrastructure {
-                message: format!("unexpected worker reply {other:?}"),
-            }),
+            other => Err(unexpected(&other)),
         }
     }
 
@@ -89,6 +87,12 @@ impl GpuBackend {
 
     fn image(kernel: &CompiledKernel) -> KernelImage {
         KernelImage::new(&kernel.entry, kernel.cubin.as_deref(), &kernel.ptx)
+    }
+}
+
+fn unexpected(reply: &Response) -> KernelFault {
+    KernelFault::Infrastructure {
+        message: format!("unexpected reply from the GPU worker: {reply:?}"),
     }
 }
 
@@ -148,9 +152,7 @@ impl Backend for GpuBackend {
         };
         match self.call(&request, verify_timeout())? {
             Response::Verified { run, .. } => Ok(run),
-            other => Err(KernelFault::Infrastructure {
-                message: format!("unexpected worker reply {other:?}"),
-            }),
+            other => Err(unexpected(&other)),
         }
     }
 
@@ -171,9 +173,7 @@ impl Backend for GpuBackend {
         match child.request(&request, PROFILE_TIMEOUT).map_err(|e| worker_fault(&e))? {
             Response::Profiled { profile } => Ok(sector_profile(&profile, lesson.profile_size)),
             Response::Fault { fault } => Err(fault),
-            other => Err(KernelFault::Infrastructure {
-                message: format!("unexpected profiler reply {other:?}"),
-            }),
+            other => Err(unexpected(&other)),
         }
     }
 
@@ -193,9 +193,7 @@ impl Backend for GpuBackend {
                 timing.copy_gbps = Some(self.device.copy_gbps);
                 Ok(Some(timing))
             }
-            other => Err(KernelFault::Infrastructure {
-                message: format!("unexpected worker reply {other:?}"),
-            }),
+            other => Err(unexpected(&other)),
         }
     }
 }

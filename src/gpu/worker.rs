@@ -9,7 +9,7 @@ use crate::backend::{KernelFault, SizeRun};
 use crate::harness::{check_size, random_inputs};
 use crate::lesson::Lesson;
 use crate::report::Timing;
-use cudarc::driver::DriverError;
+use cudarc::driver::{CudaSlice, DriverError};
 use std::io::{BufRead, Write};
 
 /// Serves requests until stdin closes. `one_shot`: answer one request and exit (the
@@ -154,14 +154,7 @@ fn time(d: &mut Device, lesson: &Lesson, kernel: &KernelImage, launches: u32) ->
     let f = d.function(kernel)?;
     let n = lesson.profile_size;
     let count = lesson.stencil.elements(n);
-    let d_in = d
-        .stream
-        .clone_htod(&random_inputs(count, 1))
-        .map_err(fault("copying the input"))?;
-    let mut d_out = d
-        .stream
-        .alloc_zeros::<f32>(count)
-        .map_err(fault("allocating the output"))?;
+    let (d_in, mut d_out) = buffers(d, count, 1)?;
     for _ in 0..5 {
         d.launch(&f, lesson, n, &d_in, &mut d_out)
             .map_err(fault("a warm-up launch"))?;
@@ -208,18 +201,23 @@ fn fault(what: &'static str) -> impl Fn(DriverError) -> KernelFault {
 pub fn launch_only(lesson: &Lesson, kernel: &KernelImage, n: u32, launches: u32) -> Result<(), KernelFault> {
     let mut d = Device::open().map_err(|message| KernelFault::Infrastructure { message })?;
     let f = d.function(kernel)?;
-    let count = lesson.stencil.elements(n);
-    let d_in = d
-        .stream
-        .clone_htod(&random_inputs(count, 3))
-        .map_err(fault("copying the input"))?;
-    let mut d_out = d
-        .stream
-        .alloc_zeros::<f32>(count)
-        .map_err(fault("allocating the output"))?;
+    let (d_in, mut d_out) = buffers(&d, lesson.stencil.elements(n), 3)?;
     for _ in 0..launches {
         d.launch(&f, lesson, n, &d_in, &mut d_out).map_err(fault("a launch"))?;
     }
     d.stream.synchronize().map_err(fault("the launches"))?;
     Ok(())
+}
+
+/// An input of `count` random floats from `seed` and an output of as many, on the device.
+pub fn buffers(d: &Device, count: usize, seed: u64) -> Result<(CudaSlice<f32>, CudaSlice<f32>), KernelFault> {
+    let input = d
+        .stream
+        .clone_htod(&random_inputs(count, seed))
+        .map_err(fault("copying the input"))?;
+    let output = d
+        .stream
+        .alloc_zeros::<f32>(count)
+        .map_err(fault("allocating the output"))?;
+    Ok((input, output))
 }

@@ -61,11 +61,7 @@ pub fn reference_output(stencil: &Stencil, n: u32, input: &[f32]) -> Vec<f32> {
 mod tests {
     use super::*;
 
-    const S2: Stencil = Stencil {
-        dims: 2,
-        centre: 0.5,
-        neighbour: 0.125,
-    };
+    const S2: Stencil = super::super::FIVE_POINT;
     const S3: Stencil = Stencil {
         dims: 3,
         centre: 0.25,

@@ -128,11 +128,7 @@ mod tests {
     use super::super::{poisoned_output, random_inputs, reference_output};
     use super::*;
 
-    const S2: Stencil = Stencil {
-        dims: 2,
-        centre: 0.5,
-        neighbour: 0.125,
-    };
+    const S2: Stencil = super::super::FIVE_POINT;
 
     fn setup(n: u32) -> (Vec<f32>, Vec<f32>) {
         let input = random_inputs((n * n) as usize, 42);
