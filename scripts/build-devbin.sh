@@ -12,4 +12,6 @@ for l in sys.stdin:
     if m.get("reason") == "compiler-artifact" and m.get("executable") and m["target"]["name"] == "gpu":
         print(m["executable"])')
 cp "$test_bin" .devbin/test-gpu
+# Strip debug info: what travels to the device machine is limited to 64 MiB.
+strip .devbin/haloscope .devbin/test-gpu
 ls -la .devbin

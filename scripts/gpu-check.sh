@@ -81,6 +81,18 @@ for r in rows:
     print(f"- {r['kernel']} (gpu): {stages}")
 PY
 
+echo "== per-line comparison, GPU (CUPTI) vs emulator: sectors, loads/stores, ideal, lanes"
+python3 - "$RESULTS" <<'PY' | tee "$OUT/per-line.md"
+import json, sys
+for l in open(sys.argv[1]):
+    r = json.loads(l)
+    g, e = (r["gpu"].get("profile") or {}), (r["emu"].get("profile") or {})
+    if not g or not e:
+        continue
+    print(f"{r['kernel']}: gpu loads {g['load_sectors']:,} stores {g['store_sectors']:,} ideal {g['ideal_sectors']:,} lanes {g['average_active_lanes']:.2f}"
+          f" | emu loads {e['load_sectors']:,} stores {e['store_sectors']:,} ideal {e['ideal_sectors']:,}")
+PY
+
 echo "== CUPTI raw records (stores check)"
 HALOSCOPE_CUPTI_DEBUG="$OUT/cupti-debug.txt" "$BIN" run --lesson stencil-1d --backend gpu --json > /dev/null 2>&1
 head -c 3000 "$OUT/cupti-debug.txt"; echo; grep -i "global" "$OUT/cupti-debug.txt" | head -40
