@@ -217,7 +217,7 @@ impl<'a> Run<'a> {
                 let verdict = match &failure {
                     CompileFailure::Errors { .. } => Verdict::CompileError,
                     CompileFailure::Contract { .. } => Verdict::ContractError,
-                    CompileFailure::NvrtcUnavailable { .. } | CompileFailure::Internal { .. } => Verdict::InfraError,
+                    CompileFailure::CompilerUnavailable { .. } | CompileFailure::Internal { .. } => Verdict::InfraError,
                 };
                 self.set_verdict(verdict, failure.headline());
                 self.report.compile_failure = Some(failure);

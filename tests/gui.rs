@@ -123,6 +123,30 @@ fn picking_a_diagram_cell_shows_its_reads() {
 }
 
 #[test]
+fn the_language_switch_runs_the_rust_starter() {
+    let data = tempfile::tempdir().unwrap();
+    let mut h = harness(data.path(), "stencil-2d");
+    h.get_by_label("Rust").click();
+    h.run();
+    assert_eq!(h.state().editor.source_name, "starter.rs");
+    assert!(
+        h.state()
+            .editor
+            .text
+            .contains("pub unsafe extern \"ptx-kernel\" fn stencil2d")
+    );
+    h.get_by_label("Run (Ctrl+Enter)").click();
+    h.step();
+    wait_for_run(&mut h);
+    h.get_by_label("FAIL (gate)");
+    h.get_by_label("sectors: 1,363,507,000");
+    // The CUDA draft is still there when switching back.
+    h.get_by_label("CUDA C++").click();
+    h.run();
+    assert_eq!(h.state().editor.source_name, "starter.cu");
+}
+
+#[test]
 fn snapshots_of_the_main_screens() {
     let data = tempfile::tempdir().unwrap();
     let mut h = harness(data.path(), "stencil-2d");

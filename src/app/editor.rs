@@ -50,6 +50,8 @@ pub enum FileAction {
 pub struct EditorState {
     pub text: String,
     pub lesson_id: Option<String>,
+    /// Where the draft of this lesson and language is autosaved.
+    pub draft_key: Option<String>,
     /// What is on disk as the draft, to write only on change.
     pub saved_text: Option<String>,
     /// The file the learner opened or saved to, if any.
@@ -72,6 +74,7 @@ impl EditorState {
         EditorState {
             text: String::new(),
             lesson_id: None,
+            draft_key: None,
             saved_text: None,
             path: None,
             source_name: "kernel.cu".into(),
@@ -89,13 +92,16 @@ impl EditorState {
         self.highlighter.set_dark(dark);
     }
 
-    pub fn load(&mut self, lesson: &Lesson, text: String) {
+    /// Shows a lesson's kernel: `starter` names the file (and so the language), `draft_key`
+    /// is where edits are autosaved.
+    pub fn load(&mut self, lesson: &Lesson, starter: &std::path::Path, draft_key: String, text: String) {
         self.lesson_id = Some(lesson.id.clone());
-        self.source_name = lesson
-            .starter
+        self.draft_key = Some(draft_key);
+        self.source_name = starter
             .file_name()
             .map(|n| n.to_string_lossy().into_owned())
             .unwrap_or_else(|| "kernel.cu".into());
+        self.highlighter.set_rust(self.source_name.ends_with(".rs"));
         self.saved_text = Some(text.clone());
         self.text = text;
         self.path = None;
@@ -130,10 +136,7 @@ impl EditorState {
     pub fn set_report(&mut self, report: &RunReport) {
         self.markers.clear();
         let mut push = |d: &Diagnostic| {
-            if d.file == self.source_name
-                || d.file.ends_with(&format!("/{}", self.source_name))
-                || d.file.ends_with(".cu")
-            {
+            if d.file == self.source_name || d.file.ends_with(&format!("/{}", self.source_name)) {
                 self.markers.push(Marker {
                     line: d.line,
                     column: d.column,
@@ -190,7 +193,7 @@ impl EditorState {
 pub fn open_dialog() -> Receiver<FileAction> {
     dialog(|| {
         rfd::FileDialog::new()
-            .add_filter("CUDA C++", &["cu", "cuh"])
+            .add_filter("kernels", &["cu", "cuh", "rs"])
             .pick_file()
             .map(FileAction::Open)
     })
@@ -199,7 +202,7 @@ pub fn open_dialog() -> Receiver<FileAction> {
 pub fn save_dialog(name: String) -> Receiver<FileAction> {
     dialog(move || {
         rfd::FileDialog::new()
-            .add_filter("CUDA C++", &["cu"])
+            .add_filter("kernels", &["cu", "rs"])
             .set_file_name(name)
             .save_file()
             .map(FileAction::Save)
@@ -270,7 +273,7 @@ fn toolbar(app: &mut App, ui: &mut Ui) {
         if ui.button("Reset to starter").clicked()
             && let Some(lesson) = app.lesson().cloned()
         {
-            match std::fs::read_to_string(&lesson.starter) {
+            match std::fs::read_to_string(app.kernels(&lesson).0) {
                 Ok(text) => app.editor.replace_text(text),
                 Err(e) => app.status = format!("cannot read the starter: {e}"),
             }

@@ -8,6 +8,19 @@ use egui::{Color32, FontId};
 use syntect::highlighting::{HighlightIterator, HighlightState, Highlighter as SyntectHighlighter, Style, ThemeSet};
 use syntect::parsing::{ParseState, ScopeStack, SyntaxSet};
 
+/// Words of haloscope's Rust kernel prelude, coloured like CUDA's own.
+const RUST_WORDS: &[&str] = &[
+    "thread_idx",
+    "block_idx",
+    "block_dim",
+    "grid_dim",
+    "sync_threads",
+    "load",
+    "store",
+    "tile",
+    "shared_tile",
+];
+
 const CUDA_WORDS: &[&str] = &[
     "__global__",
     "__device__",
@@ -42,6 +55,7 @@ pub struct Highlighter {
     theme: String,
     lines: Vec<LineCache>,
     cuda_color: Color32,
+    rust: bool,
     /// Lines highlighted by the last update (for the tests and the frame benchmark).
     pub last_rehighlighted: usize,
 }
@@ -55,6 +69,7 @@ impl Highlighter {
             theme: String::new(),
             lines: Vec::new(),
             cuda_color: Color32::WHITE,
+            rust: false,
             last_rehighlighted: 0,
         };
         h.set_dark(dark);
@@ -70,6 +85,15 @@ impl Highlighter {
             } else {
                 Color32::from_rgb(0x9A, 0x3D, 0x00)
             };
+            self.lines.clear();
+            self.cached = None;
+        }
+    }
+
+    /// Rust (`.rs`) or CUDA C++ highlighting.
+    pub fn set_rust(&mut self, rust: bool) {
+        if self.rust != rust {
+            self.rust = rust;
             self.lines.clear();
             self.cached = None;
         }
@@ -191,7 +215,7 @@ impl Highlighter {
         spans: Vec<(Color32, bool, std::ops::Range<usize>)>,
     ) -> Vec<(Color32, bool, std::ops::Range<usize>)> {
         let mut marks: Vec<std::ops::Range<usize>> = Vec::new();
-        for word in CUDA_WORDS {
+        for word in if self.rust { RUST_WORDS } else { CUDA_WORDS } {
             let mut from = 0;
             while let Some(pos) = line[from..].find(word) {
                 let start = from + pos;

@@ -33,6 +33,7 @@ pub fn show(app: &mut App, ui: &mut Ui) {
         );
     }
     ui.separator();
+    language_switch(app, ui);
     let mut tab = app.prefs.lesson_tab;
     ui.horizontal(|ui| {
         ui.selectable_value(&mut tab, LessonTab::Text, "Lesson");
@@ -157,6 +158,39 @@ pub fn split_fences(text: &str) -> Vec<(bool, String)> {
     }
     parts.retain(|p| !p.1.is_empty());
     parts
+}
+
+/// CUDA C++ or Rust; Rust is offered when the lesson has Rust kernels and rustc can build them.
+fn language_switch(app: &mut App, ui: &mut Ui) {
+    use crate::compile::Language;
+    let has_rust = app.lesson().is_some_and(|l| l.kernels_for(Language::Rust).is_some());
+    let toolchain = crate::compile::rust_toolchain();
+    ui.horizontal(|ui| {
+        ui.label("Kernel language");
+        let mut language = app.prefs.language;
+        ui.selectable_value(&mut language, Language::Cuda, "CUDA C++");
+        let why = match (&toolchain, has_rust) {
+            (_, false) => Some("This lesson has no Rust kernels.".to_string()),
+            (Err(e), _) => Some(e.clone()),
+            (Ok(_), true) => None,
+        };
+        let rust = ui.add_enabled(
+            why.is_none(),
+            egui::Button::selectable(language == Language::Rust, "Rust"),
+        );
+        let rust = match &why {
+            Some(reason) => rust.on_disabled_hover_text(reason),
+            None => rust.on_hover_text(
+                "Rust compiled to PTX by your rustc (nvptx64-nvidia-cuda), with haloscope's kernel prelude",
+            ),
+        };
+        if rust.clicked() {
+            language = Language::Rust;
+        }
+        if language != app.prefs.language {
+            app.set_language(language);
+        }
+    });
 }
 
 #[cfg(test)]

@@ -171,18 +171,53 @@ impl App {
         self.prefs.lesson.as_deref().and_then(|id| self.course.get(id))
     }
 
+    /// The draft key of a lesson in the current language: `id` for CUDA, `id.rs` for Rust.
+    fn draft_key(&self, id: &str) -> String {
+        match self.prefs.language {
+            crate::compile::Language::Cuda => id.to_string(),
+            crate::compile::Language::Rust => format!("{id}.rs"),
+        }
+    }
+
+    /// Starter and solution in the current language.
+    pub fn kernels(&self, lesson: &Lesson) -> (PathBuf, PathBuf) {
+        match lesson.kernels_for(self.prefs.language) {
+            Some((s, v)) => (s.clone(), v.clone()),
+            None => (lesson.starter.clone(), lesson.solution.clone()),
+        }
+    }
+
+    /// Switches the kernel language; the draft of each language is kept.
+    pub fn set_language(&mut self, language: crate::compile::Language) {
+        if language == self.prefs.language {
+            return;
+        }
+        self.autosave();
+        self.prefs.language = language;
+        if let Some(id) = self.prefs.lesson.clone() {
+            self.open_lesson(&id);
+        }
+        self.save_prefs();
+    }
+
     /// Switches to a lesson, with the learner's draft if there is one.
     pub fn open_lesson(&mut self, id: &str) {
         let Some(lesson) = self.course.get(id).cloned() else {
             return;
         };
         self.autosave();
+        if lesson.kernels_for(self.prefs.language).is_none() {
+            self.status = format!("{} has no Rust kernels yet; showing CUDA C++", lesson.title);
+            self.prefs.language = crate::compile::Language::Cuda;
+        }
+        let (starter, _) = self.kernels(&lesson);
+        let key = self.draft_key(id);
         let text = self
             .storage
-            .load_draft(id)
-            .or_else(|| std::fs::read_to_string(&lesson.starter).ok())
+            .load_draft(&key)
+            .or_else(|| std::fs::read_to_string(&starter).ok())
             .unwrap_or_default();
-        self.editor.load(&lesson, text);
+        self.editor.load(&lesson, &starter, key, text);
         self.prefs.lesson = Some(id.to_string());
         self.diagram = diagram::DiagramState::for_lesson(&lesson);
         self.save_prefs();
@@ -196,7 +231,7 @@ impl App {
 
     /// Writes the draft whenever the text changed since the last write.
     pub fn autosave(&mut self) {
-        let Some(id) = self.editor.lesson_id.clone() else {
+        let Some(id) = self.editor.draft_key.clone() else {
             return;
         };
         if self.editor.saved_text.as_deref() == Some(self.editor.text.as_str()) {
@@ -512,7 +547,7 @@ impl App {
                 ui.horizontal(|ui| {
                     if ui.button("Show solution").clicked() {
                         if let Some(lesson) = self.lesson().cloned() {
-                            match std::fs::read_to_string(&lesson.solution) {
+                            match std::fs::read_to_string(self.kernels(&lesson).1) {
                                 Ok(text) => self.editor.replace_text(text),
                                 Err(e) => self.status = format!("cannot read the solution: {e}"),
                             }

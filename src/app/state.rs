@@ -32,7 +32,7 @@ pub enum ResultTab {
     Chart,
 }
 
-#[derive(Debug, Clone, Serialize, Deserialize, Default)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Prefs {
     pub theme: Theme,
     pub zoom: f32,
@@ -42,6 +42,28 @@ pub struct Prefs {
     pub result_tab: ResultTab,
     /// Hints revealed so far, per lesson.
     pub hints_shown: BTreeMap<String, usize>,
+    /// The language kernels are written in.
+    #[serde(default = "cuda")]
+    pub language: crate::compile::Language,
+}
+
+impl Default for Prefs {
+    fn default() -> Prefs {
+        Prefs {
+            theme: Theme::default(),
+            zoom: 1.0,
+            backend: BackendChoice::default(),
+            lesson: None,
+            lesson_tab: LessonTab::default(),
+            result_tab: ResultTab::default(),
+            hints_shown: BTreeMap::new(),
+            language: cuda(),
+        }
+    }
+}
+
+fn cuda() -> crate::compile::Language {
+    crate::compile::Language::Cuda
 }
 
 /// One press of Run, kept so it can be compared and restored.

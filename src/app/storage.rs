@@ -37,8 +37,14 @@ impl Storage {
         Storage { dir }
     }
 
+    /// `drafts/<lesson>.cu`, or `drafts/<lesson>.rs` for the Rust draft.
     fn draft_path(&self, lesson: &str) -> PathBuf {
-        self.dir.join("drafts").join(format!("{lesson}.cu"))
+        let file = if lesson.ends_with(".rs") {
+            lesson.to_string()
+        } else {
+            format!("{lesson}.cu")
+        };
+        self.dir.join("drafts").join(file)
     }
 
     fn progress_path(&self, lesson: &str) -> PathBuf {

@@ -75,6 +75,16 @@ pub fn check_lesson_kernels(lesson: &Lesson) -> i32 {
             .iter()
             .map(|v| (v.path.clone(), v.expect, v.note.clone())),
     );
+    // Rust kernels, when the toolchain can build them (the app says how to fix it if not).
+    if let (Some(starter), Some(solution)) = (&lesson.rust_starter, &lesson.rust_solution) {
+        match crate::compile::rust_toolchain() {
+            Ok(_) => {
+                cases.push((solution.clone(), Expectation::Pass, "rust solution".to_string()));
+                cases.push((starter.clone(), Expectation::GateFail, "rust starter".to_string()));
+            }
+            Err(why) => println!("  (Rust kernels not checked: {why})"),
+        }
+    }
     let mut failures = 0;
     for (path, expect, what) in cases {
         let report = match request_for(&path, None, None) {

@@ -4,7 +4,9 @@
 mod contract_probe;
 mod diagnostics;
 mod nvrtc;
+mod rustc;
 
 pub use contract_probe::PROBE_FILE;
 pub use diagnostics::{Diagnostic, Severity, parse_nvrtc_log};
-pub use nvrtc::{CompileFailure, CompiledKernel, Target, compile_kernel, nvrtc_version};
+pub use nvrtc::{CompileFailure, CompiledKernel, Language, Target, compile_kernel, nvrtc_version};
+pub use rustc::{PRELUDE, parse_rustc_json, rust_signature, rust_toolchain};

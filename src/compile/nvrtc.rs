@@ -51,7 +51,7 @@ pub struct CompiledKernel {
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum CompileFailure {
     /// NVRTC could not be found or opened: `help` says how to install it.
-    NvrtcUnavailable { help: String },
+    CompilerUnavailable { help: String },
     /// The learner's code does not compile.
     Errors { diagnostics: Vec<Diagnostic>, log: String },
     /// The code compiles but does not match the lesson's contract.
@@ -66,7 +66,7 @@ pub enum CompileFailure {
 impl CompileFailure {
     pub fn headline(&self) -> String {
         match self {
-            CompileFailure::NvrtcUnavailable { help } => help.clone(),
+            CompileFailure::CompilerUnavailable { help } => help.clone(),
             CompileFailure::Errors { diagnostics, .. } => {
                 let errors: Vec<String> = diagnostics
                     .iter()
@@ -81,8 +81,27 @@ impl CompileFailure {
     }
 }
 
+/// The language a kernel is written in, from its file name.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Language {
+    Cuda,
+    Rust,
+}
+
+impl Language {
+    pub fn of(source_name: &str) -> Language {
+        if source_name.ends_with(".rs") {
+            Language::Rust
+        } else {
+            Language::Cuda
+        }
+    }
+}
+
 /// Compiles `source` (shown to the learner as `source_name`) for `lesson` and checks the
-/// signature and entry point against its contract.
+/// signature and entry point against its contract: CUDA C++ with NVRTC, Rust (`.rs`) with
+/// rustc.
 pub fn compile_kernel(
     source: &str,
     source_name: &str,
@@ -90,8 +109,22 @@ pub fn compile_kernel(
     target: Target,
     nvrtc_path: Option<&Path>,
 ) -> Result<CompiledKernel, CompileFailure> {
+    match Language::of(source_name) {
+        Language::Rust => super::rustc::compile_rust(source, source_name, lesson, target),
+        Language::Cuda => compile_cuda(source, source_name, lesson, target, nvrtc_path),
+    }
+}
+
+fn compile_cuda(
+    source: &str,
+    source_name: &str,
+    lesson: &Lesson,
+    target: Target,
+    nvrtc_path: Option<&Path>,
+) -> Result<CompiledKernel, CompileFailure> {
     let started = std::time::Instant::now();
-    let nvrtc = ensure_loaded(CudaLib::Nvrtc, nvrtc_path).map_err(|help| CompileFailure::NvrtcUnavailable { help })?;
+    let nvrtc =
+        ensure_loaded(CudaLib::Nvrtc, nvrtc_path).map_err(|help| CompileFailure::CompilerUnavailable { help })?;
     let full_source = format!("{source}\n{}", probe_source(lesson));
     let output =
         run_nvrtc(&full_source, source_name, target).map_err(|message| CompileFailure::Internal { message })?;
@@ -158,7 +191,7 @@ fn contract_message(lesson: &Lesson, diagnostics: &[Diagnostic]) -> String {
 
 /// The entry must be a `.entry` in the PTX under its plain name, with parameters of the
 /// sizes the harness passes.
-fn check_entry(lesson: &Lesson, ptx: &str) -> Result<(), CompileFailure> {
+pub(super) fn check_entry(lesson: &Lesson, ptx: &str) -> Result<(), CompileFailure> {
     let entries = entry_signatures(ptx);
     let contract = |message: String| CompileFailure::Contract {
         message,

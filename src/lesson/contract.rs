@@ -80,6 +80,11 @@ pub struct FilesSection {
     pub text: Spanned<String>,
     pub starter: Spanned<String>,
     pub solution: Spanned<String>,
+    /// The same kernels in Rust, for learners who pick Rust in the app.
+    #[serde(default)]
+    pub rust_starter: Option<Spanned<String>>,
+    #[serde(default)]
+    pub rust_solution: Option<Spanned<String>>,
     #[serde(default)]
     pub variants: Vec<VariantEntry>,
 }

@@ -199,6 +199,18 @@ impl Checker<'_> {
         })?;
         let starter = self.existing_file("files.starter", &f.files.starter)?;
         let solution = self.existing_file("files.solution", &f.files.solution)?;
+        let rust_starter = f
+            .files
+            .rust_starter
+            .as_ref()
+            .map(|p| self.existing_file("files.rust_starter", p))
+            .transpose()?;
+        let rust_solution = f
+            .files
+            .rust_solution
+            .as_ref()
+            .map(|p| self.existing_file("files.rust_solution", p))
+            .transpose()?;
         let mut variants = Vec::new();
         for (i, v) in f.files.variants.iter().enumerate() {
             let field = format!("files.variants.{i}");
@@ -239,6 +251,8 @@ impl Checker<'_> {
             },
             starter,
             solution,
+            rust_starter,
+            rust_solution,
             variants,
             figures: f.figures,
             learn: f.learn,

@@ -97,6 +97,8 @@ pub struct Lesson {
     pub gate: Gate,
     pub starter: PathBuf,
     pub solution: PathBuf,
+    pub rust_starter: Option<PathBuf>,
+    pub rust_solution: Option<PathBuf>,
     pub variants: Vec<Variant>,
     pub figures: Figures,
     pub learn: Vec<String>,
@@ -110,6 +112,14 @@ impl Lesson {
 
     pub fn threads_per_block(&self) -> u32 {
         self.block.iter().product()
+    }
+
+    /// Starter and solution for a language (Rust falls back to none when not provided).
+    pub fn kernels_for(&self, language: crate::compile::Language) -> Option<(&PathBuf, &PathBuf)> {
+        match language {
+            crate::compile::Language::Cuda => Some((&self.starter, &self.solution)),
+            crate::compile::Language::Rust => self.rust_starter.as_ref().zip(self.rust_solution.as_ref()),
+        }
     }
 
     /// The C signature the contract asks for, e.g. `stencil2d(const float* in, float* out, int n)`.

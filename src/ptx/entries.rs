@@ -20,12 +20,14 @@ pub fn entry_signatures(ptx: &str) -> Vec<EntrySignature> {
             && let Some(close) = rest[open..].find(')')
         {
             for decl in rest[open + 1..open + close].split(',') {
-                // `.param .u64 name` or `.param .align 8 .b8 name[16]`
+                // `.param .u64 name`, `.param .align 8 .b8 name[16]` or (LLVM)
+                // `.param .u64 .ptr .align 1 name`: the type is the token naming a size.
                 let ty = decl
                     .split_whitespace()
-                    .rfind(|t| t.starts_with('.') && *t != ".param" && *t != ".align");
+                    .filter_map(|t| t.strip_prefix('.'))
+                    .find(|t| super::type_bytes(t).is_some());
                 if let Some(ty) = ty {
-                    param_types.push(ty.trim_start_matches('.').to_string());
+                    param_types.push(ty.to_string());
                 }
             }
         }

@@ -171,6 +171,8 @@ impl Parser {
                     module.files.push((index, path));
                 }
                 ".section" => self.skip_section()?,
+                // Labels between debug sections (`$L__sec_end0:`) mark no code.
+                _ if !word.starts_with('.') && self.peek_at(1) == Some(&Tok::Punct(':')) => self.pos += 2,
                 ".visible" | ".weak" | ".extern" | ".entry" | ".func" | ".global" | ".const" | ".shared" => {
                     let start = self.pos;
                     let mut is_extern = false;
@@ -450,14 +452,24 @@ impl Parser {
                 }
                 Tok::Word(w) if w == ".loc" => {
                     self.pos += 1;
-                    let file = self.int()? as u32;
-                    let src_line = self.int()? as u32;
-                    let column = self.int()? as u32;
-                    // `, function_name ..., inlined_at f l c` ride on the same line.
+                    let mut loc = (self.int()? as u32, self.int()? as u32, self.int()? as u32);
+                    // `, function_name $L__info_string0, inlined_at f l c` may follow on the same
+                    // line, nested: code inlined from a helper is attributed to the outermost
+                    // call site, the line the learner wrote.
                     while self.tokens.get(self.pos).is_some_and(|t| t.line == line) {
+                        if self.is_word("inlined_at") {
+                            self.pos += 1;
+                            if let (Some(Tok::Int(f)), Some(Tok::Int(l)), Some(Tok::Int(c))) =
+                                (self.peek().cloned(), self.peek_at(1).cloned(), self.peek_at(2).cloned())
+                            {
+                                loc = (f as u32, l as u32, c as u32);
+                                self.pos += 3;
+                                continue;
+                            }
+                        }
                         self.pos += 1;
                     }
-                    self.loc = (file, src_line, column);
+                    self.loc = loc;
                 }
                 Tok::Word(w) if w == ".pragma" => {
                     while !self.eat_punct(';') {
