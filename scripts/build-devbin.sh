@@ -12,6 +12,14 @@ for l in sys.stdin:
     if m.get("reason") == "compiler-artifact" and m.get("executable") and m["target"]["name"] == "gpu":
         print(m["executable"])')
 cp "$test_bin" .devbin/test-gpu
+# PTX of every Rust kernel, made by this machine's rustc, for scripts/replay-rustc.sh there.
+mkdir -p .devbin/rust-ptx
+for k in kernels/*/*.rs; do
+    lesson=$(basename "$(dirname "$k")")
+    [ -f "lessons/$lesson/lesson.toml" ] || continue
+    sum=$(sha256sum "$k" | cut -d' ' -f1)
+    ./target/release/haloscope compile --lesson "$lesson" --kernel "$k" --sm 90 -o ".devbin/rust-ptx/$sum.ptx"
+done
 # Strip debug info: what travels to the device machine is limited to 64 MiB.
 strip .devbin/haloscope .devbin/test-gpu
 ls -la .devbin

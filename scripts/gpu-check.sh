@@ -10,6 +10,8 @@ OUT="${OUT:-/tmp/gpu-check}"
 mkdir -p "$OUT"
 BIN="$PWD/.devbin/haloscope"
 export HALOSCOPE_WORKER_EXE="$BIN"
+# No Rust toolchain on the device machine: replay the PTX rustc made on the build machine.
+export HALOSCOPE_RUSTC="$PWD/scripts/replay-rustc.sh"
 exec > >(tee "$OUT/gpu-check.log") 2>&1
 
 echo "== machine"
@@ -23,7 +25,10 @@ RESULTS="$OUT/runs.jsonl"
 for lesson_dir in kernels/*/; do
     lesson=$(basename "$lesson_dir")
     [ -f "lessons/$lesson/lesson.toml" ] || continue
-    for kernel in "$lesson_dir"*.cu; do
+    for kernel in "$lesson_dir"*.cu "$lesson_dir"*.rs; do
+        [ -f "$kernel" ] || continue
+        # ONLY=.rs (a suffix) limits the run to some kernels.
+        [ -n "${ONLY:-}" ] && [[ "$kernel" != *"$ONLY" ]] && continue
         echo "== $kernel"
         work=$(mktemp -d)
         "$BIN" run --lesson "$lesson" --kernel "$kernel" --backend gpu --json --seed 7 > "$work/gpu.json" 2> "$work/gpu.err"
@@ -97,6 +102,7 @@ echo "== CUPTI raw records (stores check)"
 HALOSCOPE_CUPTI_DEBUG="$OUT/cupti-debug.txt" "$BIN" run --lesson stencil-1d --backend gpu --json > /dev/null 2>&1
 head -c 3000 "$OUT/cupti-debug.txt"; echo; grep -i "global" "$OUT/cupti-debug.txt" | head -40
 
+[ -n "${ONLY:-}" ] && exit 0
 echo "== end to end"
 /usr/bin/time -f "wall %e s" "$BIN" run --lesson stencil-2d --backend gpu > /dev/null
 /usr/bin/time -f "wall %e s" "$BIN" run --lesson stencil-3d --backend gpu > /dev/null

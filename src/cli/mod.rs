@@ -32,6 +32,19 @@ pub enum Command {
     Lessons,
     /// Compile, verify every size and profile a kernel against a lesson's contract.
     Run(RunArgs),
+    /// Compile a kernel for a lesson and print (or write) its PTX, without running it.
+    Compile {
+        #[arg(long)]
+        lesson: String,
+        #[arg(long, value_name = "FILE")]
+        kernel: PathBuf,
+        /// Compute capability to compile for (default 90).
+        #[arg(long, default_value_t = 90)]
+        sm: u32,
+        /// Write the PTX here instead of printing it.
+        #[arg(short, long, value_name = "FILE")]
+        output: Option<PathBuf>,
+    },
     /// Work on lesson files.
     Lesson {
         #[command(subcommand)]
@@ -128,6 +141,7 @@ pub fn main_with(cli: Cli) -> i32 {
             command: LessonCommand::Check { dir, no_run },
         }) => lessons::check(&dir, no_run),
         Some(Command::Doctor) => doctor::doctor(),
+        Some(Command::Compile { lesson, kernel, sm, output }) => run::compile(&course_dir, &lesson, &kernel, sm, output.as_deref()),
         Some(Command::Launch {
             lesson,
             kernel,

@@ -197,3 +197,47 @@ pub fn launch(course_dir: &Path, lesson_id: &str, kernel: &Path, n: Option<u32>,
         }
     }
 }
+
+/// `haloscope compile`: the PTX a kernel turns into, with its diagnostics.
+pub fn compile(course_dir: &Path, lesson_id: &str, kernel: &Path, sm: u32, output: Option<&Path>) -> i32 {
+    let Ok(course) = Course::load(course_dir) else { return Verdict::InfraError.exit_code() };
+    let Some(lesson) = course.get(lesson_id) else {
+        eprintln!("{}", course.unknown_lesson_message(lesson_id));
+        return Verdict::InfraError.exit_code();
+    };
+    let request = match request_for(kernel, None, None) {
+        Ok(r) => r,
+        Err(m) => {
+            eprintln!("{m}");
+            return Verdict::InfraError.exit_code();
+        }
+    };
+    match crate::compile::compile_kernel(&request.source, &request.source_name, lesson, crate::compile::Target::Ptx { compute: sm }, None) {
+        Ok(k) => {
+            for d in &k.diagnostics {
+                eprintln!("{d}");
+            }
+            match output {
+                Some(path) => match std::fs::write(path, &k.ptx) {
+                    Ok(()) => 0,
+                    Err(e) => {
+                        eprintln!("cannot write {}: {e}", path.display());
+                        Verdict::InfraError.exit_code()
+                    }
+                },
+                None => {
+                    print!("{}", k.ptx);
+                    0
+                }
+            }
+        }
+        Err(f) => {
+            eprintln!("{}", f.headline());
+            match f {
+                crate::compile::CompileFailure::Contract { .. } => Verdict::ContractError.exit_code(),
+                crate::compile::CompileFailure::Errors { .. } => Verdict::CompileError.exit_code(),
+                _ => Verdict::InfraError.exit_code(),
+            }
+        }
+    }
+}

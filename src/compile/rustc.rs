@@ -159,7 +159,7 @@ pub fn compile_rust(
             log: stderr,
         });
     }
-    let ptx = ptx.unwrap_or_default();
+    let ptx = line_info_only(&ptx.unwrap_or_default());
     super::nvrtc::check_entry(lesson, &ptx)?;
     Ok(CompiledKernel {
         ptx,
@@ -174,6 +174,39 @@ pub fn compile_rust(
         },
         millis: started.elapsed().as_secs_f64() * 1e3,
     })
+}
+
+/// Keeps `.file`/`.loc` line info but drops LLVM's DWARF sections, the labels it puts between
+/// them, and the `debug` target flag: ptxas (CUDA 13.0) rejects the module-level label
+/// `$L__sec_end0:` that LLVM 22 emits. The result has the shape of NVRTC's `-lineinfo` PTX.
+pub fn line_info_only(ptx: &str) -> String {
+    let mut out = String::with_capacity(ptx.len());
+    let mut depth = 0usize;
+    let mut in_section = false;
+    for line in ptx.lines() {
+        let trimmed = line.trim();
+        if depth == 0 && trimmed.starts_with(".section") {
+            in_section = true;
+        }
+        if in_section {
+            depth += trimmed.matches('{').count();
+            depth = depth.saturating_sub(trimmed.matches('}').count());
+            if depth == 0 && (trimmed.contains('}') || trimmed.ends_with("{\t}")) {
+                in_section = false;
+            }
+            continue;
+        }
+        if depth == 0 && trimmed.starts_with("$L__sec_end") && trimmed.ends_with(':') {
+            continue;
+        }
+        if trimmed.starts_with(".target") {
+            out.push_str(&line.replace(", debug", ""));
+        } else {
+            out.push_str(line);
+        }
+        out.push('\n');
+    }
+    out
 }
 
 /// `stencil2d(input: *const f32, output: *mut f32, n: i32)`
@@ -253,6 +286,14 @@ pub fn parse_rustc_json(stderr: &str, source_name: &str) -> Vec<Diagnostic> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn debug_sections_are_dropped_and_line_info_kept() {
+        let ptx = ".version 7.8\n.target sm_90, debug\n.entry k()\n{\n\t.loc\t1 5 0\n\tret;\n}\n\t.file\t1 \"k.rs\"\n\t.section\t.debug_abbrev\n\t{\n.b8 1\n\t}\n$L__sec_end0:\n\t.section\t.debug_macinfo\t{\t}\n";
+        let out = line_info_only(ptx);
+        assert!(out.contains(".target sm_90\n") && out.contains(".loc") && out.contains(".file"));
+        assert!(!out.contains(".section") && !out.contains("$L__sec_end0") && !out.contains(".b8"), "{out}");
+    }
 
     #[test]
     fn rustc_json_becomes_diagnostics() {
