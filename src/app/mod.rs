@@ -74,6 +74,7 @@ pub struct App {
     started: Instant,
     frames: u64,
     screenshot_requested: bool,
+    screenshot_saved: std::sync::Arc<std::sync::atomic::AtomicBool>,
     applied_theme: Option<(state::Theme, f32)>,
 }
 
@@ -153,6 +154,7 @@ impl App {
             started: Instant::now(),
             frames: 0,
             screenshot_requested: false,
+            screenshot_saved: Default::default(),
             applied_theme: None,
         };
         if let Some(id) = lesson_id {
@@ -441,17 +443,25 @@ impl App {
         }
         if let Some(path) = self.options.screenshot.clone() {
             let run_done = !self.options.run_at_start || (self.run.is_none() && self.current_outcome().is_some());
-            if run_done && !self.screenshot_requested && self.frames > 3 {
+            if self.screenshot_saved.load(std::sync::atomic::Ordering::Relaxed) {
+                // Closed from here, not from the callback: a command sent while the
+                // integration reads the pixels can be lost.
+                ctx.send_viewport_cmd(egui::ViewportCommand::Close);
+            } else if run_done && !self.screenshot_requested && self.frames > 3 {
                 self.screenshot_requested = true;
-                let close_ctx = ctx.clone();
+                let saved = self.screenshot_saved.clone();
+                let repaint = ctx.clone();
                 ctx.request_screenshot(move |image| {
                     match save_png(&image, &path, None) {
                         Ok(()) => eprintln!("haloscope: screenshot saved to {}", path.display()),
                         Err(e) => eprintln!("haloscope: screenshot failed: {e}"),
                     }
-                    close_ctx.send_viewport_cmd(egui::ViewportCommand::Close);
+                    saved.store(true, std::sync::atomic::Ordering::Relaxed);
+                    repaint.request_repaint();
                 });
             }
+            // The screenshot is taken at the end of a later frame: keep frames coming.
+            ctx.request_repaint();
         }
     }
 
@@ -642,12 +652,7 @@ pub fn run_gui(options: GuiOptions) -> i32 {
     let result = eframe::run_native(
         "haloscope",
         native,
-        Box::new(move |cc| {
-            if std::env::var_os("HALOSCOPE_NO_FEATHERING").is_some() {
-                cc.egui_ctx.tessellation_options_mut(|t| t.feathering = false);
-            }
-            Ok(Box::new(App::new(options)))
-        }),
+        Box::new(move |_cc| Ok(Box::new(App::new(options)))),
     );
     match result {
         Ok(()) => 0,

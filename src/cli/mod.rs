@@ -141,7 +141,12 @@ pub fn main_with(cli: Cli) -> i32 {
             command: LessonCommand::Check { dir, no_run },
         }) => lessons::check(&dir, no_run),
         Some(Command::Doctor) => doctor::doctor(),
-        Some(Command::Compile { lesson, kernel, sm, output }) => run::compile(&course_dir, &lesson, &kernel, sm, output.as_deref()),
+        Some(Command::Compile {
+            lesson,
+            kernel,
+            sm,
+            output,
+        }) => run::compile(&course_dir, &lesson, &kernel, sm, output.as_deref()),
         Some(Command::Launch {
             lesson,
             kernel,

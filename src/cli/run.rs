@@ -200,7 +200,9 @@ pub fn launch(course_dir: &Path, lesson_id: &str, kernel: &Path, n: Option<u32>,
 
 /// `haloscope compile`: the PTX a kernel turns into, with its diagnostics.
 pub fn compile(course_dir: &Path, lesson_id: &str, kernel: &Path, sm: u32, output: Option<&Path>) -> i32 {
-    let Ok(course) = Course::load(course_dir) else { return Verdict::InfraError.exit_code() };
+    let Ok(course) = Course::load(course_dir) else {
+        return Verdict::InfraError.exit_code();
+    };
     let Some(lesson) = course.get(lesson_id) else {
         eprintln!("{}", course.unknown_lesson_message(lesson_id));
         return Verdict::InfraError.exit_code();
@@ -212,7 +214,13 @@ pub fn compile(course_dir: &Path, lesson_id: &str, kernel: &Path, sm: u32, outpu
             return Verdict::InfraError.exit_code();
         }
     };
-    match crate::compile::compile_kernel(&request.source, &request.source_name, lesson, crate::compile::Target::Ptx { compute: sm }, None) {
+    match crate::compile::compile_kernel(
+        &request.source,
+        &request.source_name,
+        lesson,
+        crate::compile::Target::Ptx { compute: sm },
+        None,
+    ) {
         Ok(k) => {
             for d in &k.diagnostics {
                 eprintln!("{d}");

@@ -292,7 +292,10 @@ mod tests {
         let ptx = ".version 7.8\n.target sm_90, debug\n.entry k()\n{\n\t.loc\t1 5 0\n\tret;\n}\n\t.file\t1 \"k.rs\"\n\t.section\t.debug_abbrev\n\t{\n.b8 1\n\t}\n$L__sec_end0:\n\t.section\t.debug_macinfo\t{\t}\n";
         let out = line_info_only(ptx);
         assert!(out.contains(".target sm_90\n") && out.contains(".loc") && out.contains(".file"));
-        assert!(!out.contains(".section") && !out.contains("$L__sec_end0") && !out.contains(".b8"), "{out}");
+        assert!(
+            !out.contains(".section") && !out.contains("$L__sec_end0") && !out.contains(".b8"),
+            "{out}"
+        );
     }
 
     #[test]
