@@ -134,7 +134,15 @@ fn hints(app: &mut App, ui: &mut Ui, lesson: &crate::lesson::Lesson) {
 fn lesson_text(app: &mut App, ui: &mut Ui, text: &str) {
     for (is_code, part) in split_fences(text) {
         if is_code {
-            let job = app.lesson_highlighter.layout(&part, egui::FontId::monospace(12.5));
+            let font = egui::FontId::monospace(12.5);
+            let job = match app.lesson_code_jobs.get(&part) {
+                Some(job) => job.clone(),
+                None => {
+                    let job = app.lesson_highlighter.layout(&part, font);
+                    app.lesson_code_jobs.insert(part.clone(), job.clone());
+                    job
+                }
+            };
             egui::Frame::group(ui.style()).show(ui, |ui| {
                 ui.set_width(ui.available_width());
                 ui.label(job);

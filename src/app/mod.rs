@@ -69,6 +69,8 @@ pub struct App {
     file_dialog: Option<Receiver<editor::FileAction>>,
     md_cache: egui_commonmark::CommonMarkCache,
     lesson_highlighter: highlight::Highlighter,
+    /// Highlighted code blocks of lesson texts, by their text (cleared with the theme).
+    lesson_code_jobs: std::collections::HashMap<String, egui::text::LayoutJob>,
     options: GuiOptions,
     bench: Option<FrameBench>,
     started: Instant,
@@ -142,6 +144,7 @@ impl App {
             file_dialog: None,
             md_cache: Default::default(),
             lesson_highlighter: highlight::Highlighter::new(dark),
+            lesson_code_jobs: Default::default(),
             bench: options.frame_bench.map(|target| FrameBench {
                 target,
                 last: None,
@@ -316,6 +319,7 @@ impl App {
             ctx.set_zoom_factor(self.prefs.zoom);
             self.editor.set_dark(theme::is_dark(self.prefs.theme));
             self.lesson_highlighter.set_dark(theme::is_dark(self.prefs.theme));
+            self.lesson_code_jobs.clear();
             self.applied_theme = Some(wanted);
         }
     }
@@ -652,7 +656,28 @@ pub fn run_gui(options: GuiOptions) -> i32 {
     let result = eframe::run_native(
         "haloscope",
         native,
-        Box::new(move |_cc| Ok(Box::new(App::new(options)))),
+        Box::new(move |cc| {
+            // Anti-aliasing feathering doubles the triangles; on a software rasterizer (a
+            // laptop without GPU drivers, Xvfb) that is most of the frame. Set it either way,
+            // since eframe persists egui's options between runs.
+            let renderer = cc.gl.as_ref().map(|gl| {
+                use eframe::glow::HasContext;
+                // SAFETY: a plain string query on the context eframe just created.
+                unsafe { gl.get_parameter_string(eframe::glow::RENDERER) }
+            });
+            let software = renderer
+                .as_deref()
+                .is_some_and(|r| r.contains("llvmpipe") || r.contains("softpipe") || r.contains("Software"));
+            cc.egui_ctx.tessellation_options_mut(|t| t.feathering = !software);
+            if options.frame_bench.is_some() {
+                eprintln!(
+                    "haloscope: renderer {:?}, feathering {}",
+                    renderer.unwrap_or_default(),
+                    !software
+                );
+            }
+            Ok(Box::new(App::new(options)))
+        }),
     );
     match result {
         Ok(()) => 0,
