@@ -6,7 +6,7 @@ use crate::compile::{CompileFailure, Target, compile_kernel};
 use crate::harness::{fresh_seed, size_seed};
 use crate::lesson::Lesson;
 use crate::report::{CompileSummary, GateResult, RunReport, StageTime, Verdict};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 /// What to run.
@@ -19,6 +19,25 @@ pub struct RunRequest {
     pub kernel_file: String,
     pub seed: Option<u64>,
     pub nvrtc_path: Option<PathBuf>,
+}
+
+impl RunRequest {
+    /// Reads a kernel file into a request; the error names the file.
+    pub fn from_file(path: &Path, seed: Option<u64>, nvrtc_path: Option<PathBuf>) -> Result<RunRequest, String> {
+        let source =
+            std::fs::read_to_string(path).map_err(|e| format!("cannot read kernel {}: {e}", path.display()))?;
+        let source_name = path
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_else(|| "kernel.cu".into());
+        Ok(RunRequest {
+            source,
+            source_name,
+            kernel_file: path.display().to_string(),
+            seed,
+            nvrtc_path,
+        })
+    }
 }
 
 /// Stages of a run, for progress bars.

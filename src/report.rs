@@ -37,6 +37,11 @@ impl Verdict {
         }
     }
 
+    /// Every element right, whatever the sectors: the run counts towards a best figure.
+    pub fn is_correct(self) -> bool {
+        matches!(self, Verdict::Pass | Verdict::GateFail)
+    }
+
     pub fn label(self) -> &'static str {
         match self {
             Verdict::Pass => "PASS",

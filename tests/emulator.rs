@@ -109,13 +109,7 @@ fn two_store_instructions_stay_two() {
 fn run(lesson: &str, kernel: &str) -> haloscope::report::RunReport {
     let lesson = common::lesson(lesson);
     let path = common::root().join(kernel);
-    let request = RunRequest {
-        source: std::fs::read_to_string(&path).unwrap(),
-        source_name: path.file_name().unwrap().to_string_lossy().into_owned(),
-        kernel_file: kernel.into(),
-        seed: Some(3),
-        nvrtc_path: None,
-    };
+    let request = RunRequest::from_file(&path, Some(3), None).unwrap();
     run_lesson(
         &lesson,
         &request,
@@ -212,13 +206,7 @@ fn an_endless_loop_ends_with_a_clear_message() {
 fn a_cancelled_run_stops() {
     let lesson = common::lesson("stencil-2d");
     let path = common::root().join("kernels/stencil-2d/starter.cu");
-    let request = RunRequest {
-        source: std::fs::read_to_string(&path).unwrap(),
-        source_name: "starter.cu".into(),
-        kernel_file: "starter.cu".into(),
-        seed: Some(1),
-        nvrtc_path: None,
-    };
+    let request = RunRequest::from_file(&path, Some(1), None).unwrap();
     let cancel = CancelFlag::default();
     cancel.cancel();
     let report = run_lesson(&lesson, &request, BackendChoice::Emu, &mut |_| {}, &cancel);

@@ -24,13 +24,7 @@ fn gpu() -> Option<GpuBackend> {
 fn run(backend: &mut dyn Backend, kernel: &str) -> haloscope::report::RunReport {
     let lesson = common::lesson("stencil-2d");
     let path = common::root().join(kernel);
-    let request = RunRequest {
-        source: std::fs::read_to_string(&path).unwrap(),
-        source_name: path.file_name().unwrap().to_string_lossy().into_owned(),
-        kernel_file: kernel.to_string(),
-        seed: Some(11),
-        nvrtc_path: None,
-    };
+    let request = RunRequest::from_file(&path, Some(11), None).unwrap();
     run_with_backend(&lesson, &request, backend, &mut |_| {}, &CancelFlag::default())
 }
 

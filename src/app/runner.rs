@@ -8,7 +8,7 @@ use crate::gpu::{GpuBackend, gpu_present};
 use crate::lesson::Lesson;
 use crate::pipeline::{Progress, RunRequest, run_with_backend};
 use crate::reads::watched_block;
-use crate::report::{RunReport, Verdict};
+use crate::report::RunReport;
 use std::sync::mpsc::{Receiver, channel};
 use std::sync::{Arc, Mutex};
 
@@ -72,27 +72,13 @@ pub fn start_run(
                 BackendChoice::Gpu => true,
                 BackendChoice::Auto => gpu_present(),
             };
-            let watch = Some(watched_block(&lesson));
             let (report, trace, trace_n) = if use_gpu {
                 let mut slot = gpu.lock().unwrap_or_else(|e| e.into_inner());
-                if slot.is_none() {
-                    match GpuBackend::open() {
-                        Ok(g) => *slot = Some(g),
-                        Err(fault) if choice == BackendChoice::Gpu => {
-                            let mut emu = EmulatorBackend::new(EmulatorOptions { threads: 0, watch });
-                            let mut report = run_with_backend(&lesson, &request, &mut emu, &mut progress, &cancel);
-                            report.headline = format!(
-                                "GPU not available ({}); ran on the emulator instead. {}",
-                                fault.message(),
-                                report.headline
-                            );
-                            let n = emu.last_trace_n;
-                            send_done(&tx, report, emu.last_trace, n, source, &repaint);
-                            return;
-                        }
-                        Err(_) => {}
-                    }
-                }
+                let open_failure = if slot.is_none() {
+                    GpuBackend::open().map(|g| *slot = Some(g)).err()
+                } else {
+                    None
+                };
                 match slot.as_mut() {
                     Some(g) => {
                         let report = run_with_backend(&lesson, &request, g, &mut progress, &cancel);
@@ -100,17 +86,21 @@ pub fn start_run(
                         (report, trace, n)
                     }
                     None => {
-                        let mut emu = EmulatorBackend::new(EmulatorOptions { threads: 0, watch });
-                        let report = run_with_backend(&lesson, &request, &mut emu, &mut progress, &cancel);
-                        let n = emu.last_trace_n;
-                        (report, emu.last_trace, n)
+                        // No usable GPU: the emulator runs instead, and says so when the GPU
+                        // was asked for by name.
+                        let (mut report, trace, n) = run_emulated(&lesson, &request, &mut progress, &cancel);
+                        if let (BackendChoice::Gpu, Some(fault)) = (choice, open_failure) {
+                            report.headline = format!(
+                                "GPU not available ({}); ran on the emulator instead. {}",
+                                fault.message(),
+                                report.headline
+                            );
+                        }
+                        (report, trace, n)
                     }
                 }
             } else {
-                let mut emu = EmulatorBackend::new(EmulatorOptions { threads: 0, watch });
-                let report = run_with_backend(&lesson, &request, &mut emu, &mut progress, &cancel);
-                let n = emu.last_trace_n;
-                (report, emu.last_trace, n)
+                run_emulated(&lesson, &request, &mut progress, &cancel)
             };
             send_done(&tx, report, trace, trace_n, source, &repaint);
         })
@@ -138,6 +128,21 @@ fn send_done(
     repaint();
 }
 
+/// A whole run on the emulator, tracing the diagram's block.
+fn run_emulated(
+    lesson: &Lesson,
+    request: &RunRequest,
+    progress: &mut dyn FnMut(Progress),
+    cancel: &CancelFlag,
+) -> (RunReport, Vec<TracedAccess>, u32) {
+    let mut emu = EmulatorBackend::new(EmulatorOptions {
+        threads: 0,
+        watch: Some(watched_block(lesson)),
+    });
+    let report = run_with_backend(lesson, request, &mut emu, progress, cancel);
+    (report, emu.last_trace, emu.last_trace_n)
+}
+
 /// After a GPU run, one emulated launch at a middle size gives the diagram its trace.
 fn emulator_trace(lesson: &Lesson, request: &RunRequest, cancel: &CancelFlag) -> (Vec<TracedAccess>, u32) {
     let Ok(kernel) = compile_kernel(&request.source, &request.source_name, lesson, Target::EMULATOR, None) else {
@@ -157,9 +162,4 @@ fn emulator_trace(lesson: &Lesson, request: &RunRequest, cancel: &CancelFlag) ->
         Ok(_) => (emu.last_trace, n),
         Err(_) => (Vec::new(), 0),
     }
-}
-
-/// Whether a finished report counts as a correct run (for progress).
-pub fn is_correct(verdict: Verdict) -> bool {
-    matches!(verdict, Verdict::Pass | Verdict::GateFail)
 }

@@ -88,7 +88,7 @@ pub struct LessonProgress {
 
 impl LessonProgress {
     pub fn record(&mut self, attempt: Attempt) {
-        let correct = matches!(attempt.verdict, Verdict::Pass | Verdict::GateFail);
+        let correct = attempt.verdict.is_correct();
         if attempt.verdict == Verdict::Pass {
             self.passed = true;
         }

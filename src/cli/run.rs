@@ -9,25 +9,17 @@ use crate::report::Verdict;
 use std::path::Path;
 
 pub fn run(course_dir: &Path, args: &RunArgs) -> i32 {
-    let course = match Course::load(course_dir) {
-        Ok(course) => course,
-        Err(e) => {
-            eprintln!("cannot read the course directory {}: {e}", course_dir.display());
-            return Verdict::InfraError.exit_code();
-        }
+    let (lesson, request) = match lesson_and_kernel(
+        course_dir,
+        &args.lesson,
+        args.kernel.as_deref(),
+        args.seed,
+        args.nvrtc.clone(),
+    ) {
+        Ok(found) => found,
+        Err(code) => return code,
     };
-    let Some(lesson) = course.get(&args.lesson) else {
-        eprintln!("{}", course.unknown_lesson_message(&args.lesson));
-        return Verdict::InfraError.exit_code();
-    };
-    let kernel_path = args.kernel.clone().unwrap_or_else(|| lesson.starter.clone());
-    let request = match request_for(&kernel_path, args.seed, args.nvrtc.clone()) {
-        Ok(r) => r,
-        Err(message) => {
-            eprintln!("{message}");
-            return Verdict::InfraError.exit_code();
-        }
-    };
+    let lesson = &lesson;
     let json = args.json;
     let mut progress = |p: crate::pipeline::Progress| {
         if !json {
@@ -46,20 +38,29 @@ pub fn run(course_dir: &Path, args: &RunArgs) -> i32 {
     report.exit_code
 }
 
-/// Reads a kernel file into a run request; the error names the file.
-pub fn request_for(path: &Path, seed: Option<u64>, nvrtc: Option<std::path::PathBuf>) -> Result<RunRequest, String> {
-    let source = std::fs::read_to_string(path).map_err(|e| format!("cannot read kernel {}: {e}", path.display()))?;
-    let source_name = path
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_else(|| "kernel.cu".into());
-    Ok(RunRequest {
-        source,
-        source_name,
-        kernel_file: path.display().to_string(),
-        seed,
-        nvrtc_path: nvrtc,
-    })
+/// The lesson `lesson_id` of the course and the kernel to run against it (its starter when
+/// none is given). Errors are printed; the `Err` is the exit code.
+fn lesson_and_kernel(
+    course_dir: &Path,
+    lesson_id: &str,
+    kernel: Option<&Path>,
+    seed: Option<u64>,
+    nvrtc: Option<std::path::PathBuf>,
+) -> Result<(Lesson, RunRequest), i32> {
+    let infra = Verdict::InfraError.exit_code();
+    let course = Course::load(course_dir).map_err(|e| {
+        eprintln!("cannot read the course directory {}: {e}", course_dir.display());
+        infra
+    })?;
+    let Some(lesson) = course.get(lesson_id) else {
+        eprintln!("{}", course.unknown_lesson_message(lesson_id));
+        return Err(infra);
+    };
+    let request = RunRequest::from_file(kernel.unwrap_or(&lesson.starter), seed, nvrtc).map_err(|message| {
+        eprintln!("{message}");
+        infra
+    })?;
+    Ok((lesson.clone(), request))
 }
 
 /// Runs the starter, solution and every variant of a lesson and checks each ends as the
@@ -87,7 +88,7 @@ pub fn check_lesson_kernels(lesson: &Lesson) -> i32 {
     }
     let mut failures = 0;
     for (path, expect, what) in cases {
-        let report = match request_for(&path, None, None) {
+        let report = match RunRequest::from_file(&path, None, None) {
             Ok(request) => run_lesson(
                 lesson,
                 &request,
@@ -158,20 +159,11 @@ fn verdict_matches(expect: Expectation, verdict: Verdict) -> bool {
 
 /// `haloscope launch`: compile for the GPU and launch `count` times, nothing else.
 pub fn launch(course_dir: &Path, lesson_id: &str, kernel: &Path, n: Option<u32>, count: u32) -> i32 {
-    let Ok(course) = Course::load(course_dir) else {
-        return Verdict::InfraError.exit_code();
+    let (lesson, request) = match lesson_and_kernel(course_dir, lesson_id, Some(kernel), None, None) {
+        Ok(found) => found,
+        Err(code) => return code,
     };
-    let Some(lesson) = course.get(lesson_id) else {
-        eprintln!("{}", course.unknown_lesson_message(lesson_id));
-        return Verdict::InfraError.exit_code();
-    };
-    let request = match request_for(kernel, None, None) {
-        Ok(r) => r,
-        Err(m) => {
-            eprintln!("{m}");
-            return Verdict::InfraError.exit_code();
-        }
-    };
+    let lesson = &lesson;
     let sm = match crate::gpu::compute_capability() {
         Ok(cc) => cc,
         Err(message) => {
@@ -200,20 +192,11 @@ pub fn launch(course_dir: &Path, lesson_id: &str, kernel: &Path, n: Option<u32>,
 
 /// `haloscope compile`: the PTX a kernel turns into, with its diagnostics.
 pub fn compile(course_dir: &Path, lesson_id: &str, kernel: &Path, sm: u32, output: Option<&Path>) -> i32 {
-    let Ok(course) = Course::load(course_dir) else {
-        return Verdict::InfraError.exit_code();
+    let (lesson, request) = match lesson_and_kernel(course_dir, lesson_id, Some(kernel), None, None) {
+        Ok(found) => found,
+        Err(code) => return code,
     };
-    let Some(lesson) = course.get(lesson_id) else {
-        eprintln!("{}", course.unknown_lesson_message(lesson_id));
-        return Verdict::InfraError.exit_code();
-    };
-    let request = match request_for(kernel, None, None) {
-        Ok(r) => r,
-        Err(m) => {
-            eprintln!("{m}");
-            return Verdict::InfraError.exit_code();
-        }
-    };
+    let lesson = &lesson;
     match crate::compile::compile_kernel(
         &request.source,
         &request.source_name,

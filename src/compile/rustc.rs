@@ -44,15 +44,7 @@ pub fn rust_toolchain() -> Result<String, String> {
 
 /// The crate root: attributes, the prelude module, the learner's module and the probe.
 fn crate_root(lesson: &Lesson, source_name: &str) -> (String, u32) {
-    let types: Vec<&str> = lesson
-        .params
-        .iter()
-        .map(|p| match p.kind {
-            ParamKind::ConstFloatPtr => "*const f32",
-            ParamKind::FloatPtr => "*mut f32",
-            ParamKind::Int => "i32",
-        })
-        .collect();
+    let types: Vec<&str> = lesson.params.iter().map(|p| rust_type(p.kind)).collect();
     let mut root = String::from(
         "#![no_core]\n#![no_std]\n\
          #![feature(no_core, lang_items, abi_ptx, intrinsics, rustc_attrs, link_llvm_intrinsics, asm_experimental_arch, decl_macro, auto_traits)]\n\
@@ -209,19 +201,21 @@ pub fn line_info_only(ptx: &str) -> String {
     out
 }
 
+/// The Rust type of a contract parameter.
+fn rust_type(kind: ParamKind) -> &'static str {
+    match kind {
+        ParamKind::ConstFloatPtr => "*const f32",
+        ParamKind::FloatPtr => "*mut f32",
+        ParamKind::Int => "i32",
+    }
+}
+
 /// `stencil2d(input: *const f32, output: *mut f32, n: i32)`
 pub fn rust_signature(lesson: &Lesson) -> String {
     let params: Vec<String> = lesson
         .params
         .iter()
-        .map(|p| {
-            let ty = match p.kind {
-                ParamKind::ConstFloatPtr => "*const f32",
-                ParamKind::FloatPtr => "*mut f32",
-                ParamKind::Int => "i32",
-            };
-            format!("{}: {ty}", p.name)
-        })
+        .map(|p| format!("{}: {}", p.name, rust_type(p.kind)))
         .collect();
     format!("{}({})", lesson.entry, params.join(", "))
 }

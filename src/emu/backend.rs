@@ -104,9 +104,10 @@ impl Backend for EmulatorBackend {
             Ok::<(), EmuFault>(())
         })
         .map_err(|f| kernel_fault(&prog, f))?;
-        let stats = stats.expect("launch ran");
+        let mut stats = stats.expect("launch ran");
         let findings = stats.findings.iter().map(|f| finding(&prog, f)).collect();
-        self.last_trace = stats.trace.clone();
+        // The profile needs only the counters: the trace moves out instead of being copied.
+        self.last_trace = std::mem::take(&mut stats.trace);
         self.last_trace_n = n;
         if n == lesson.profile_size {
             self.profile_launch = Some((kernel.ptx.clone(), stats));

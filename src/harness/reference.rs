@@ -32,6 +32,14 @@ pub fn coord_of(stencil: &Stencil, n: u32, index: usize) -> Coord {
     Coord { x, y, z }
 }
 
+/// Whether element `index` of an n^dims grid (x stride first) lies on a face: it is copied.
+pub(super) fn on_border(n: usize, strides: &[usize], index: usize) -> bool {
+    strides.iter().any(|&s| {
+        let c = (index / s) % n;
+        c == 0 || c == n - 1
+    })
+}
+
 /// Expected output of the stencil on `input` (an n^dims grid). Sums are taken in f64 and
 /// rounded once, so the reference is the exact value to within one rounding; the verifier
 /// allows for a kernel summing in another order in f32.
@@ -40,11 +48,7 @@ pub fn reference_output(stencil: &Stencil, n: u32, input: &[f32]) -> Vec<f32> {
     let strides: Vec<usize> = (0..stencil.dims).map(|d| n_us.pow(d)).collect();
     let mut out = vec![0.0f32; input.len()];
     for (index, value) in out.iter_mut().enumerate() {
-        let on_border = strides.iter().any(|&s| {
-            let c = (index / s) % n_us;
-            c == 0 || c == n_us - 1
-        });
-        if on_border {
+        if on_border(n_us, &strides, index) {
             *value = input[index];
             continue;
         }
