@@ -119,6 +119,7 @@ pub fn run_with_backend(
         match result {
             Ok(size_run) => {
                 merge_findings(&mut run.report.findings, size_run.findings);
+                run.report.output.extend(size_run.output);
                 run.report.sizes.push(size_run.verification);
             }
             Err(fault) => {
@@ -136,7 +137,10 @@ pub fn run_with_backend(
     let profile = backend.profile(lesson, &kernel, cancel);
     run.stage("profile", started);
     match profile {
-        Ok(profile) => run.report.profile = Some(profile),
+        Ok(mut profile) => {
+            run.report.output.extend(profile.output.take());
+            run.report.profile = Some(profile)
+        }
         Err(fault) => {
             run.finish_with_fault(fault);
             return run.report;
@@ -185,6 +189,7 @@ impl<'a> Run<'a> {
             timing: None,
             gate: None,
             stages: Vec::new(),
+            output: Vec::new(),
         };
         Run {
             lesson,

@@ -1,6 +1,6 @@
 //! `RunReport`: everything one run found, as the CLI prints it (`--json`) and the GUI shows it.
 
-use crate::backend::{BackendInfo, Finding, KernelFault};
+use crate::backend::{BackendInfo, Finding, KernelFault, KernelOutput};
 use crate::compile::{CompileFailure, Diagnostic};
 use crate::harness::SizeVerification;
 use serde::{Deserialize, Serialize};
@@ -116,6 +116,9 @@ pub struct SectorProfile {
     pub average_active_lanes: f64,
     /// Where the figure came from, in words.
     pub source: String,
+    /// What the kernel printed during the profile launch(es).
+    #[serde(default)]
+    pub output: Option<KernelOutput>,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
@@ -173,4 +176,8 @@ pub struct RunReport {
     pub timing: Option<Timing>,
     pub gate: Option<GateResult>,
     pub stages: Vec<StageTime>,
+    /// What the kernel printed (device printf), one entry per launch that printed, in launch
+    /// order: each size's verification launch, then the profile launch.
+    #[serde(default)]
+    pub output: Vec<KernelOutput>,
 }

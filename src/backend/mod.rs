@@ -3,9 +3,11 @@
 //! GPU (a worker subprocess driving CUDA through cudarc).
 
 mod fault;
+mod output;
 mod select;
 
 pub use fault::{Finding, FindingKind, KernelFault, ThreadPlace};
+pub use output::KernelOutput;
 pub use select::{BackendChoice, open_backend};
 
 use crate::compile::{CompiledKernel, Target};
@@ -50,6 +52,9 @@ pub struct SizeRun {
     pub verification: SizeVerification,
     /// Non-fatal findings (races, reads of unwritten shared memory) from this launch.
     pub findings: Vec<Finding>,
+    /// What the kernel printed in this launch (device printf), when it printed anything.
+    #[serde(default)]
+    pub output: Option<KernelOutput>,
 }
 
 pub trait Backend: Send {

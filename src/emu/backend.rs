@@ -112,7 +112,11 @@ impl Backend for EmulatorBackend {
         if n == lesson.profile_size {
             self.profile_launch = Some((kernel.ptx.clone(), stats));
         }
-        Ok(SizeRun { verification, findings })
+        Ok(SizeRun {
+            verification,
+            findings,
+            output: None,
+        })
     }
 
     fn profile(

@@ -143,6 +143,7 @@ fn verify(d: &mut Device, lesson: &Lesson, kernel: &KernelImage, n: u32, seed: u
         run: SizeRun {
             verification,
             findings: Vec::new(),
+            output: None,
         },
         millis: started.elapsed().as_secs_f64() * 1e3,
     })
