@@ -1,6 +1,9 @@
 #!/usr/bin/env bash
 # Installs what haloscope needs to build and run on a machine with no CUDA toolkit:
-# NVRTC from PyPI into .deps/nvrtc (unless one is already found). Safe to run again.
+# NVRTC from PyPI into .deps/nvrtc (unless one is already found), and the CUDA headers
+# kernels may include (<cuda_fp16.h>, <cooperative_groups.h>, ...) from PyPI into
+# .deps/cuda-headers, at NVRTC's version (unless a toolkit next to NVRTC has them).
+# Safe to run again. See docs/includes.md.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -9,25 +12,88 @@ if ! command -v cargo >/dev/null 2>&1; then
     exit 1
 fi
 
-have_nvrtc() {
-    [ -n "${HALOSCOPE_NVRTC:-}" ] && [ -e "$HALOSCOPE_NVRTC" ] && return 0
-    ls .deps/nvrtc/nvidia/*/lib/libnvrtc.so.* >/dev/null 2>&1 && return 0
+PYTHON="${PYTHON:-python3}"
+need_pip() {
+    if ! "$PYTHON" -m pip --version >/dev/null 2>&1; then
+        echo "setup: $PYTHON with pip is needed to fetch $1 (Debian: apt-get install python3-pip)" >&2
+        exit 1
+    fi
+}
+pip_install() {
+    "$PYTHON" -m pip install --quiet --disable-pip-version-check --no-warn-script-location "$@"
+}
+
+# The NVRTC haloscope will load, in the order src/cudalibs.rs tries them.
+find_nvrtc() {
+    local f
+    if [ -n "${HALOSCOPE_NVRTC:-}" ] && [ -e "$HALOSCOPE_NVRTC" ]; then
+        if [ -d "$HALOSCOPE_NVRTC" ]; then
+            for f in "$HALOSCOPE_NVRTC"/libnvrtc.so.*; do [ -e "$f" ] && { echo "$f"; return 0; }; done
+        else
+            echo "$HALOSCOPE_NVRTC"
+            return 0
+        fi
+    fi
+    for f in .deps/nvrtc/nvidia/*/lib/libnvrtc.so.*; do [ -e "$f" ] && { echo "$f"; return 0; }; done
     for d in "${CUDA_PATH:-/nonexistent}" /usr/local/cuda; do
-        ls "$d"/lib64/libnvrtc.so.* >/dev/null 2>&1 && return 0
+        for f in "$d"/lib64/libnvrtc.so.*; do [ -e "$f" ] && { echo "$f"; return 0; }; done
     done
     return 1
 }
 
-if have_nvrtc; then
+if find_nvrtc >/dev/null; then
     echo "setup: NVRTC found"
 else
     echo "setup: NVRTC not found; installing nvidia-cuda-nvrtc from PyPI into .deps/nvrtc"
-    PYTHON="${PYTHON:-python3}"
-    if ! "$PYTHON" -m pip --version >/dev/null 2>&1; then
-        echo "setup: $PYTHON with pip is needed to fetch NVRTC (Debian: apt-get install python3-pip)" >&2
-        exit 1
+    need_pip NVRTC
+    pip_install --target .deps/nvrtc "nvidia-cuda-nvrtc>=12.4"
+    find_nvrtc >/dev/null || { echo "setup: NVRTC install failed" >&2; exit 1; }
+fi
+
+# CUDA headers. NVRTC itself has none of them on its include path; haloscope passes the
+# directory it finds (src/cudalibs.rs) with -I.
+nvrtc="$(find_nvrtc)"
+nvrtc_version() {
+    "$PYTHON" - "$1" <<'PY' 2>/dev/null
+import ctypes, sys
+lib = ctypes.CDLL(sys.argv[1])
+major, minor = ctypes.c_int(), ctypes.c_int()
+if lib.nvrtcVersion(ctypes.byref(major), ctypes.byref(minor)) == 0:
+    print(f"{major.value}.{minor.value}")
+PY
+}
+version="$(nvrtc_version "$nvrtc" || true)"
+if [ -z "$version" ]; then
+    # No python to ask: the version in the pip metadata, or in the file name.
+    version="$(ls -d .deps/nvrtc/nvidia_cuda_nvrtc-*.dist-info 2>/dev/null | sed -n 's/.*nvrtc-\([0-9]*\.[0-9]*\).*/\1/p' | head -1)"
+    [ -n "$version" ] || version="$(basename "$(readlink -f "$nvrtc")" | sed -n 's/^libnvrtc\.so\.\([0-9]*\.[0-9]*\).*/\1/p')"
+fi
+toolkit_headers="$(dirname "$(dirname "$(readlink -f "$nvrtc")")")/include"
+
+if [ -n "${HALOSCOPE_CUDA_INCLUDE:-}" ]; then
+    echo "setup: CUDA headers from \$HALOSCOPE_CUDA_INCLUDE"
+elif [ -z "$version" ]; then
+    echo "setup: warning: could not tell NVRTC's version; not installing CUDA headers" >&2
+elif ls .deps/cuda-headers/nvidia_cuda_runtime*-"$version".*.dist-info >/dev/null 2>&1; then
+    echo "setup: CUDA $version headers found"
+elif [[ "$nvrtc" != .deps/* ]] && [ -e "$toolkit_headers/cuda_fp16.h" ]; then
+    echo "setup: CUDA headers found in $toolkit_headers"
+else
+    major="${version%%.*}"
+    minor="${version#*.}"
+    suffix=""
+    [ "$major" -lt 13 ] && suffix="-cu$major"
+    echo "setup: installing CUDA $version headers (nvidia-cuda-runtime$suffix, nvidia-cuda-cccl$suffix) from PyPI into .deps/cuda-headers"
+    need_pip "the CUDA headers"
+    rm -rf .deps/cuda-headers
+    # The runtime headers at NVRTC's major.minor; libcu++ (CCCL, needed by
+    # <cooperative_groups.h>) at the newest release not newer than NVRTC.
+    if ! pip_install --target .deps/cuda-headers \
+        "nvidia-cuda-runtime$suffix==$major.$minor.*" \
+        "nvidia-cuda-cccl$suffix>=$major.0,<$major.$((minor + 1))"; then
+        rm -rf .deps/cuda-headers
+        echo "setup: warning: the CUDA headers could not be installed; kernels can still include" \
+            "<cstdio>, <cstdint> and <cuda_runtime.h> (haloscope's own), and with NVRTC 13.3 or newer" \
+            "every other CUDA header too (NVRTC's bundled copy)" >&2
     fi
-    "$PYTHON" -m pip install --quiet --disable-pip-version-check --no-warn-script-location \
-        --target .deps/nvrtc "nvidia-cuda-nvrtc>=12.4"
-    have_nvrtc || { echo "setup: NVRTC install failed" >&2; exit 1; }
 fi

@@ -1,9 +1,14 @@
-//! Finding CUDA libraries (NVRTC, CUPTI) on machines that may have no CUDA toolkit.
+//! Finding CUDA libraries (NVRTC, CUPTI) on machines that may have no CUDA toolkit, and the
+//! CUDA headers NVRTC compiles kernels against.
 //!
 //! cudarc opens these libraries by name. We first find a concrete file, open it by its full
 //! path and keep it open: the dynamic loader then resolves cudarc's later open of
 //! `libnvrtc.so.13` (or `.12`) to the already-loaded library through its soname, so cudarc
 //! uses exactly the file we found, wherever it lives.
+//!
+//! NVRTC has no include path of its own: the headers a kernel includes (`<cuda_fp16.h>`,
+//! `<cooperative_groups.h>`, ...) come from a directory found here ([`cuda_headers`]) and
+//! passed with `-I`. See docs/includes.md.
 
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
@@ -276,4 +281,288 @@ fn toolkit_dirs() -> Vec<PathBuf> {
         dirs.extend(versioned);
     }
     dirs
+}
+
+/// Environment variable naming the CUDA headers: a `:`-separated list of include
+/// directories (each one's `cccl` folder is added when present), `bundled` for the copy
+/// inside NVRTC 13.3+, or `none` for no CUDA headers at all (haloscope's shims only).
+pub const CUDA_INCLUDE_ENV: &str = "HALOSCOPE_CUDA_INCLUDE";
+
+/// The haloscope-local pip install directory of the CUDA headers, under the checkout.
+const HEADERS_DEPS_DIR: &str = ".deps/cuda-headers";
+
+/// One set of CUDA include directories that belong together (one toolkit or pip install).
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq)]
+pub struct CudaHeaders {
+    /// Passed to NVRTC as `-I`, in this order.
+    pub dirs: Vec<PathBuf>,
+    /// Where they were found, for `haloscope doctor` and messages.
+    pub source: String,
+    /// `(major, minor)` of the CUDA release they are from, when the headers say.
+    pub version: Option<(u32, u32)>,
+}
+
+impl CudaHeaders {
+    fn new(roots: &[PathBuf], source: &str) -> CudaHeaders {
+        let mut dirs = Vec::new();
+        for root in roots {
+            dirs.push(root.clone());
+            // CUDA 13 keeps libcu++ (CCCL) in include/cccl; CUDA 12 in include itself.
+            let cccl = root.join("cccl");
+            if cccl.join("cuda/std").is_dir() {
+                dirs.push(cccl);
+            }
+        }
+        let version = roots.iter().find_map(|r| headers_version(r));
+        CudaHeaders {
+            dirs,
+            source: source.to_string(),
+            version,
+        }
+    }
+
+    /// Whether `header` (a path relative to an include directory) is in one of them.
+    pub fn has(&self, header: &str) -> bool {
+        self.dirs.iter().any(|d| d.join(header).is_file())
+    }
+}
+
+/// Header sets found on disk, in the order they are tried: `$HALOSCOPE_CUDA_INCLUDE` when it
+/// names directories, the toolkit or pip install that `nvrtc` itself lives in, haloscope's
+/// `.deps/cuda-headers`, Python site-packages and the CUDA toolkits. A set counts only if it
+/// has `cuda_fp16.h`, except the one named by the environment.
+pub fn header_candidates(nvrtc: Option<&LibLocation>) -> Vec<CudaHeaders> {
+    let mut found = Vec::new();
+    if let Some(HeadersEnv::Dirs(dirs)) = headers_env() {
+        found.push(CudaHeaders::new(&dirs, &format!("${CUDA_INCLUDE_ENV}")));
+    }
+    let push = |found: &mut Vec<CudaHeaders>, headers: CudaHeaders| {
+        if headers.has("cuda_fp16.h") {
+            found.push(headers);
+        }
+    };
+    // `<root>/lib64/libnvrtc.so` (toolkit) or `nvidia/cu13/lib/libnvrtc.so` (pip): the
+    // headers of the same release sit in `<root>/include`.
+    if let Some(beside) = nvrtc.and_then(|n| n.path.parent()?.parent().map(|root| root.join("include"))) {
+        push(&mut found, CudaHeaders::new(&[beside], "beside NVRTC"));
+    }
+    for root in project_roots() {
+        for roots in pip_include_dirs(&root.join(HEADERS_DEPS_DIR)) {
+            push(&mut found, CudaHeaders::new(&roots, "haloscope .deps (pip)"));
+        }
+    }
+    for site in python_site_dirs() {
+        for roots in pip_include_dirs(&site) {
+            push(&mut found, CudaHeaders::new(&roots, "pip nvidia-cuda-runtime"));
+        }
+    }
+    for toolkit in toolkit_dirs() {
+        push(&mut found, CudaHeaders::new(&[toolkit.join("include")], "CUDA toolkit"));
+    }
+    let mut seen = std::collections::HashSet::new();
+    found.retain(|h| {
+        let key: Vec<PathBuf> = h
+            .dirs
+            .iter()
+            .map(|d| d.canonicalize().unwrap_or_else(|_| d.clone()))
+            .collect();
+        seen.insert(key)
+    });
+    found
+}
+
+/// The CUDA headers to compile against with the NVRTC at `nvrtc` (version `nvrtc_version`),
+/// chosen once per process; `None` when there are none (kernels then get haloscope's shims
+/// only). Headers of NVRTC's own release are preferred, then an older release of the same
+/// major version, then the copy bundled inside NVRTC (13.3+, extracted to a cache
+/// directory), then whatever was found. `$HALOSCOPE_CUDA_INCLUDE` overrides the choice.
+pub fn cuda_headers(nvrtc: &LibLocation, nvrtc_version: (u32, u32)) -> Option<CudaHeaders> {
+    static CHOSEN: OnceLock<Option<CudaHeaders>> = OnceLock::new();
+    CHOSEN
+        .get_or_init(|| match headers_env() {
+            Some(HeadersEnv::None) => None,
+            Some(HeadersEnv::Bundled) => bundled_headers(nvrtc, nvrtc_version),
+            Some(HeadersEnv::Dirs(_)) => header_candidates(Some(nvrtc)).into_iter().next(),
+            None => choose_headers(header_candidates(Some(nvrtc)), nvrtc_version, || {
+                bundled_headers(nvrtc, nvrtc_version)
+            }),
+        })
+        .clone()
+}
+
+fn choose_headers(
+    candidates: Vec<CudaHeaders>,
+    nvrtc: (u32, u32),
+    bundled: impl FnOnce() -> Option<CudaHeaders>,
+) -> Option<CudaHeaders> {
+    if let Some(exact) = candidates.iter().find(|h| h.version == Some(nvrtc)) {
+        return Some(exact.clone());
+    }
+    let older = |h: &&CudaHeaders| {
+        h.version
+            .is_some_and(|(major, minor)| major == nvrtc.0 && minor <= nvrtc.1)
+    };
+    if let Some(older) = candidates.iter().find(older) {
+        return Some(older.clone());
+    }
+    bundled().or_else(|| candidates.into_iter().next())
+}
+
+enum HeadersEnv {
+    None,
+    Bundled,
+    Dirs(Vec<PathBuf>),
+}
+
+fn headers_env() -> Option<HeadersEnv> {
+    let value = std::env::var_os(CUDA_INCLUDE_ENV)?;
+    match value.to_str().map(str::trim) {
+        Some("") => None,
+        Some("none") => Some(HeadersEnv::None),
+        Some("bundled") => Some(HeadersEnv::Bundled),
+        _ => Some(HeadersEnv::Dirs(
+            std::env::split_paths(&value)
+                .filter(|p| !p.as_os_str().is_empty())
+                .collect(),
+        )),
+    }
+}
+
+/// The include directories of CUDA wheels under a pip root: `nvidia/cu13/include` (CUDA 13
+/// wheels share one tree), newest first, then CUDA 12's `nvidia/cuda_runtime/include` with
+/// `nvidia/cuda_cccl/include`. Each inner list is one set.
+fn pip_include_dirs(root: &Path) -> Vec<Vec<PathBuf>> {
+    let nvidia = root.join("nvidia");
+    let Ok(entries) = std::fs::read_dir(&nvidia) else {
+        return Vec::new();
+    };
+    let mut shared: Vec<PathBuf> = entries
+        .filter_map(|e| e.ok())
+        .filter(|e| {
+            let name = e.file_name();
+            let name = name.to_string_lossy();
+            name.strip_prefix("cu")
+                .is_some_and(|v| !v.is_empty() && v.bytes().all(|b| b.is_ascii_digit()))
+        })
+        .map(|e| e.path().join("include"))
+        .filter(|p| p.is_dir())
+        .collect();
+    shared.sort();
+    shared.reverse();
+    let mut sets: Vec<Vec<PathBuf>> = shared.into_iter().map(|p| vec![p]).collect();
+    let split: Vec<PathBuf> = ["cuda_runtime", "cuda_cccl"]
+        .iter()
+        .map(|package| nvidia.join(package).join("include"))
+        .filter(|p| p.is_dir())
+        .collect();
+    if !split.is_empty() {
+        sets.push(split);
+    }
+    sets
+}
+
+/// The CUDA release headers come from: `CUDART_VERSION` in cuda_runtime_api.h,
+/// `CUDA_VERSION` in cuda.h, or the marker NVRTC writes beside its bundled headers.
+fn headers_version(dir: &Path) -> Option<(u32, u32)> {
+    let define = |file: &str, name: &str| -> Option<(u32, u32)> {
+        let text = std::fs::read_to_string(dir.join(file)).ok()?;
+        text.lines().find_map(|line| {
+            let mut words = line.split_whitespace();
+            (words.next()? == "#define" && words.next()? == name)
+                .then(|| words.next()?.parse::<u32>().ok())
+                .flatten()
+                .map(|v| (v / 1000, v % 1000 / 10))
+        })
+    };
+    define("cuda_runtime_api.h", "CUDART_VERSION")
+        .or_else(|| define("cuda.h", "CUDA_VERSION"))
+        .or_else(|| {
+            let text = std::fs::read_to_string(dir.join(".nvrtc_headers_version")).ok()?;
+            let field = |key: &str| {
+                text.lines()
+                    .find_map(|l| l.strip_prefix(key)?.strip_prefix('=')?.trim().parse::<u32>().ok())
+            };
+            Some((field("cuda_major")?, field("cuda_minor")?))
+        })
+}
+
+/// NVRTC 13.3+ carries the CUDA headers (and CCCL) inside libnvrtc-builtins and can write
+/// them out: they go to `<cache>/haloscope/nvrtc-headers-<major>.<minor>`, once.
+fn bundled_headers(nvrtc: &LibLocation, (major, minor): (u32, u32)) -> Option<CudaHeaders> {
+    type Install = unsafe extern "C" fn(*const std::ffi::c_char, u32, *mut *const std::ffi::c_char) -> i32;
+    // SAFETY: the library is already loaded (this only takes another reference to it), and
+    // the symbol has the signature nvrtc.h gives nvrtcInstallBundledHeaders.
+    let library = unsafe { libloading::Library::new(&nvrtc.path) }.ok()?;
+    let install = unsafe { library.get::<Install>(b"nvrtcInstallBundledHeaders\0") }.ok()?;
+    let dir = cache_dir().join(format!("nvrtc-headers-{major}.{minor}"));
+    let path = std::ffi::CString::new(dir.to_str()?).ok()?;
+    let mut error: *const std::ffi::c_char = std::ptr::null();
+    // SAFETY: a NUL-terminated path, flags 0 (keep an install of the same version), and an
+    // out-pointer NVRTC may set to a static message.
+    let status = unsafe { install(path.as_ptr(), 0, &mut error) };
+    if status != 0 {
+        return None;
+    }
+    let headers = CudaHeaders::new(&[dir], "NVRTC bundled headers");
+    headers.has("cuda_fp16.h").then_some(headers)
+}
+
+/// `$XDG_CACHE_HOME/haloscope`, else `~/.cache/haloscope`, else one in the temp directory.
+fn cache_dir() -> PathBuf {
+    if let Some(xdg) = std::env::var_os("XDG_CACHE_HOME").filter(|v| !v.is_empty()) {
+        return PathBuf::from(xdg).join("haloscope");
+    }
+    if let Some(home) = std::env::var_os("HOME").filter(|v| !v.is_empty()) {
+        return PathBuf::from(home).join(".cache/haloscope");
+    }
+    std::env::temp_dir().join("haloscope-cache")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn headers(version: Option<(u32, u32)>, source: &str) -> CudaHeaders {
+        CudaHeaders {
+            dirs: vec![PathBuf::from(source)],
+            source: source.into(),
+            version,
+        }
+    }
+
+    #[test]
+    fn headers_of_nvrtcs_release_win_then_older_then_bundled() {
+        let newer = headers(Some((13, 5)), "newer");
+        let exact = headers(Some((13, 0)), "exact");
+        let older = headers(Some((12, 9)), "other major");
+        let pick = |c: Vec<CudaHeaders>, v, bundled: bool| {
+            choose_headers(c, v, || bundled.then(|| headers(Some(v), "bundled"))).map(|h| h.source)
+        };
+        let all = vec![newer.clone(), older.clone(), exact.clone()];
+        assert_eq!(pick(all.clone(), (13, 0), true).as_deref(), Some("exact"));
+        assert_eq!(pick(all.clone(), (13, 6), true).as_deref(), Some("newer"));
+        assert_eq!(pick(vec![newer.clone()], (13, 4), true).as_deref(), Some("bundled"));
+        assert_eq!(pick(vec![newer.clone()], (13, 4), false).as_deref(), Some("newer"));
+        assert_eq!(pick(Vec::new(), (12, 4), false), None);
+    }
+
+    #[test]
+    fn versions_are_read_from_the_headers() {
+        let dir = std::env::temp_dir().join(format!("haloscope-headers-version-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(
+            dir.join("cuda_runtime_api.h"),
+            "/* x */\n#define CUDART_VERSION  13050\n",
+        )
+        .unwrap();
+        assert_eq!(headers_version(&dir), Some((13, 5)));
+        std::fs::remove_file(dir.join("cuda_runtime_api.h")).unwrap();
+        std::fs::write(
+            dir.join(".nvrtc_headers_version"),
+            "# m\nformat_version=1\ncuda_major=13\ncuda_minor=3\n",
+        )
+        .unwrap();
+        assert_eq!(headers_version(&dir), Some((13, 3)));
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
 }

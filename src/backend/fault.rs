@@ -30,6 +30,9 @@ pub enum FindingKind {
     UninitialisedSharedRead,
     /// Two threads touched one shared word, at least one writing, with no barrier between.
     SharedRace,
+    /// Threads of one block completed a barrier through different `__syncthreads()` calls
+    /// (sm_70 and later count arrivals per barrier, but CUDA leaves this undefined).
+    DivergentBarrier,
 }
 
 /// A non-fatal problem the emulator saw; the launch went on.

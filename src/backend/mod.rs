@@ -3,7 +3,7 @@
 //! GPU (a worker subprocess driving CUDA through cudarc).
 
 mod fault;
-mod output;
+pub mod output;
 mod select;
 
 pub use fault::{Finding, FindingKind, KernelFault, ThreadPlace};

@@ -76,17 +76,32 @@ pub fn check_lesson_kernels(lesson: &Lesson) -> i32 {
             .iter()
             .map(|v| (v.path.clone(), v.expect, v.note.clone())),
     );
-    // Rust kernels, when the toolchain can build them (the app says how to fix it if not).
-    if let (Some(starter), Some(solution)) = (&lesson.rust_starter, &lesson.rust_solution) {
+    let mut failures = 0;
+    // Rust kernels: the lesson declares them, so they must be checked too; a machine whose
+    // rustc cannot build them cannot validate the lesson.
+    let rust: Vec<(std::path::PathBuf, Expectation, String)> = [
+        (&lesson.rust_solution, Expectation::Pass, "rust solution"),
+        (&lesson.rust_starter, Expectation::GateFail, "rust starter"),
+    ]
+    .into_iter()
+    .filter_map(|(path, expect, what)| path.clone().map(|p| (p, expect, what.to_string())))
+    .collect();
+    if !rust.is_empty() {
         match crate::compile::rust_toolchain() {
-            Ok(_) => {
-                cases.push((solution.clone(), Expectation::Pass, "rust solution".to_string()));
-                cases.push((starter.clone(), Expectation::GateFail, "rust starter".to_string()));
+            Ok(_) => cases.extend(rust),
+            Err(why) => {
+                for (path, _, what) in &rust {
+                    println!(
+                        "  FAIL {:<40} {what}: cannot be checked: {why}",
+                        path.file_name()
+                            .map(|n| n.to_string_lossy().into_owned())
+                            .unwrap_or_default()
+                    );
+                    failures += 1;
+                }
             }
-            Err(why) => println!("  (Rust kernels not checked: {why})"),
         }
     }
-    let mut failures = 0;
     for (path, expect, what) in cases {
         let report = match RunRequest::from_file(&path, None, None) {
             Ok(request) => run_lesson(

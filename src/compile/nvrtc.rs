@@ -2,7 +2,7 @@
 
 use super::contract_probe::{PROBE_FILE, probe_source};
 use super::diagnostics::{Diagnostic, Severity, parse_nvrtc_log};
-use crate::cudalibs::{CudaLib, LibLocation, ensure_loaded};
+use crate::cudalibs::{CUDA_INCLUDE_ENV, CudaHeaders, CudaLib, LibLocation, cuda_headers, ensure_loaded};
 use crate::lesson::Lesson;
 use crate::ptx::entries::entry_signatures;
 use cudarc::nvrtc::{result, sys};
@@ -125,10 +125,14 @@ fn compile_cuda(
     let started = std::time::Instant::now();
     let nvrtc =
         ensure_loaded(CudaLib::Nvrtc, nvrtc_path).map_err(|help| CompileFailure::CompilerUnavailable { help })?;
+    let headers = nvrtc_version_numbers().and_then(|version| cuda_headers(&nvrtc, version));
+    // The learner's text comes first and unchanged, so NVRTC's line numbers are theirs; the
+    // probe after it has a `#line` of its own.
     let full_source = format!("{source}\n{}", probe_source(lesson));
-    let output =
-        run_nvrtc(&full_source, source_name, target).map_err(|message| CompileFailure::Internal { message })?;
-    let diagnostics = parse_nvrtc_log(&output.log);
+    let output = run_nvrtc(&full_source, source_name, target, headers.as_ref())
+        .map_err(|message| CompileFailure::Internal { message })?;
+    let mut diagnostics = parse_nvrtc_log(&output.log);
+    explain_missing_headers(&mut diagnostics, headers.as_ref());
     let has_error = |in_probe: bool| {
         diagnostics
             .iter()
@@ -231,6 +235,60 @@ pub(super) fn check_entry(lesson: &Lesson, ptx: &str) -> Result<(), CompileFailu
     Ok(())
 }
 
+/// Headers haloscope hands NVRTC in memory (the files are in include/): the C and C++
+/// library names kernels often start with, which NVRTC has no files for. In-memory headers
+/// take precedence over `-I` directories, so these names always resolve here, and only these.
+const SHIMS: [(&str, &str); 4] = [
+    ("cstdio", include_str!("../../include/cstdio")),
+    ("stdio.h", include_str!("../../include/stdio.h")),
+    ("cstdint", include_str!("../../include/cstdint")),
+    ("stdint.h", include_str!("../../include/stdint.h")),
+];
+
+/// Stands in for `<cuda_runtime.h>` only when the CUDA headers found lack the real one.
+const CUDA_RUNTIME_SHIM: (&str, &str) = ("cuda_runtime.h", include_str!("../../include/cuda_runtime.h"));
+
+/// The headers given to NVRTC in memory, as `(include name, contents)`.
+fn shim_headers(headers: Option<&CudaHeaders>) -> Vec<(&'static str, &'static str)> {
+    let mut shims = SHIMS.to_vec();
+    if !headers.is_some_and(|h| h.has("cuda_runtime.h")) {
+        shims.push(CUDA_RUNTIME_SHIM);
+    }
+    shims
+}
+
+/// The options a compile passes besides the architecture: line info, C++17 and the CUDA
+/// include directories.
+fn nvrtc_options(headers: Option<&CudaHeaders>) -> Vec<String> {
+    let mut options = vec!["-lineinfo".to_string(), "--std=c++17".to_string()];
+    for dir in headers.map(|h| h.dirs.as_slice()).unwrap_or_default() {
+        // NVRTC takes UTF-8 options; a directory it could not be told about is left out.
+        if let Some(dir) = dir.to_str() {
+            options.push(format!("-I{dir}"));
+        }
+    }
+    options
+}
+
+/// A kernel including a header NVRTC cannot open gets a hint about what can be included.
+fn explain_missing_headers(diagnostics: &mut [Diagnostic], headers: Option<&CudaHeaders>) {
+    let hint = match headers {
+        Some(_) => " (kernels are compiled by NVRTC, which has the CUDA headers but no C or C++ standard \
+                    library beyond <cstdio>, <stdio.h>, <cstdint> and <stdint.h>; see docs/includes.md)"
+            .to_string(),
+        None => format!(
+            " (no CUDA headers were found for NVRTC: run scripts/setup.sh, or set {CUDA_INCLUDE_ENV} to a \
+             CUDA include directory; see docs/includes.md)"
+        ),
+    };
+    for d in diagnostics
+        .iter_mut()
+        .filter(|d| d.severity == Severity::Error && d.message.contains("open source file"))
+    {
+        d.message.push_str(&hint);
+    }
+}
+
 struct NvrtcOutput {
     ptx: Option<String>,
     cubin: Option<Vec<u8>>,
@@ -238,12 +296,18 @@ struct NvrtcOutput {
     version: String,
 }
 
-fn run_nvrtc(source: &str, source_name: &str, target: Target) -> Result<NvrtcOutput, String> {
+fn run_nvrtc(
+    source: &str,
+    source_name: &str,
+    target: Target,
+    headers: Option<&CudaHeaders>,
+) -> Result<NvrtcOutput, String> {
     let src = CString::new(source).map_err(|_| "the source contains a NUL byte".to_string())?;
     let name = CString::new(source_name).map_err(|_| "the file name contains a NUL byte".to_string())?;
     let version = nvrtc_version();
-    let program = result::create_program(&src, Some(&name)).map_err(|e| format!("nvrtcCreateProgram: {e:?}"))?;
-    let options = [target.arch_option(), "-lineinfo".to_string(), "--std=c++17".to_string()];
+    let program = create_program(&src, &name, &shim_headers(headers))?;
+    let mut options = vec![target.arch_option()];
+    options.extend(nvrtc_options(headers));
     // SAFETY: `program` was just created and is destroyed below, once.
     let compiled = unsafe { result::compile_program(program, &options) };
     let log = unsafe { result::get_program_log(program) }
@@ -264,6 +328,33 @@ fn run_nvrtc(source: &str, source_name: &str, target: Target) -> Result<NvrtcOut
     }
     unsafe { result::destroy_program(program) }.map_err(|e| format!("nvrtcDestroyProgram: {e:?}"))?;
     Ok(output)
+}
+
+/// nvrtcCreateProgram with in-memory headers (cudarc's wrapper passes none).
+fn create_program(src: &CString, name: &CString, headers: &[(&str, &str)]) -> Result<sys::nvrtcProgram, String> {
+    let to_c = |s: &str| CString::new(s).map_err(|_| "a shim header contains a NUL byte".to_string());
+    let contents: Vec<CString> = headers.iter().map(|(_, text)| to_c(text)).collect::<Result<_, _>>()?;
+    let names: Vec<CString> = headers.iter().map(|(name, _)| to_c(name)).collect::<Result<_, _>>()?;
+    let content_ptrs: Vec<*const std::ffi::c_char> = contents.iter().map(|c| c.as_ptr()).collect();
+    let name_ptrs: Vec<*const std::ffi::c_char> = names.iter().map(|c| c.as_ptr()).collect();
+    let mut program = std::mem::MaybeUninit::uninit();
+    // SAFETY: every pointer is to a NUL-terminated string that outlives the call (NVRTC
+    // copies them), and both arrays have `headers.len()` entries.
+    let status = unsafe {
+        sys::nvrtcCreateProgram(
+            program.as_mut_ptr(),
+            src.as_ptr(),
+            name.as_ptr(),
+            headers.len() as std::ffi::c_int,
+            content_ptrs.as_ptr(),
+            name_ptrs.as_ptr(),
+        )
+    };
+    if status != sys::nvrtcResult::NVRTC_SUCCESS {
+        return Err(format!("nvrtcCreateProgram: {status:?}"));
+    }
+    // SAFETY: NVRTC_SUCCESS means the program was written.
+    Ok(unsafe { program.assume_init() })
 }
 
 /// # Safety
@@ -292,6 +383,14 @@ pub fn nvrtc_version() -> String {
     } else {
         "unknown".into()
     }
+}
+
+/// `(major, minor)` of the loaded NVRTC.
+fn nvrtc_version_numbers() -> Option<(u32, u32)> {
+    let (mut major, mut minor) = (0, 0);
+    // SAFETY: plain out-parameters; called only after the library was loaded.
+    let status = unsafe { sys::nvrtcVersion(&mut major, &mut minor) };
+    (status == sys::nvrtcResult::NVRTC_SUCCESS).then_some((major as u32, minor as u32))
 }
 
 fn c_chars_to_string(chars: &[std::ffi::c_char]) -> String {

@@ -299,7 +299,7 @@ pub fn compare(cmp: Cmp, ty: NumTy, a: u64, b: u64) -> bool {
         }
         NumTy::F32 => float_compare(cmp, f32::from_bits(a as u32) as f64, f32::from_bits(b as u32) as f64),
         NumTy::F64 => float_compare(cmp, f64::from_bits(a), f64::from_bits(b)),
-        NumTy::F16 => false,
+        NumTy::F16 | NumTy::BF16 => false,
     }
 }
 
@@ -471,8 +471,40 @@ pub fn convert(to: NumTy, from: NumTy, round: Round, ftz: bool, sat: bool, a: u6
             }
             f32_bits(if sat { sat32(r) } else { r })
         }
-        _ => return Err("conversions to or from f16"),
+        _ => return convert_half(to, from, round, ftz, sat, a),
     })
+}
+
+/// Conversions to and from f16 / bf16: through f64, which holds every half value and every
+/// f32 exactly, so the only rounding is the final one.
+fn convert_half(to: NumTy, from: NumTy, round: Round, ftz: bool, sat: bool, a: u64) -> Result<u64, &'static str> {
+    use super::numeric::{f64_to_half, half_to_f32};
+    let value = match from {
+        NumTy::F16 => half_to_f32(a as u16, false) as f64,
+        NumTy::BF16 => half_to_f32(a as u16, true) as f64,
+        NumTy::F32 => {
+            let v = f32::from_bits(a as u32);
+            (if ftz { ftz32(v) } else { v }) as f64
+        }
+        NumTy::F64 => f64::from_bits(a),
+        NumTy::Int { bits, signed } => {
+            if signed {
+                sext(a, bits) as f64
+            } else {
+                (a & mask(bits)) as f64
+            }
+        }
+    };
+    match to {
+        NumTy::F16 | NumTy::BF16 => {
+            if !matches!(round, Round::Default | Round::Nearest) {
+                return Err("directed rounding of a conversion to f16/bf16");
+            }
+            let v = if sat { sat64(value) } else { value };
+            Ok(f64_to_half(v, to == NumTy::BF16) as u64)
+        }
+        _ => convert(to, NumTy::F64, round, ftz, sat, value.to_bits()),
+    }
 }
 
 fn round_to_integer(v: f64, round: Round) -> Result<f64, &'static str> {
@@ -509,7 +541,7 @@ mod tests {
     #[test]
     fn float_rounding_is_ieee() {
         let third = f32_bin(FOp::Div, false, false, 1f32.to_bits() as u64, 3f32.to_bits() as u64);
-        assert_eq!(f32::from_bits(third as u32), 1.0f32 / 3.0);
+        assert_eq!(third, 0x3EAA_AAAB); // 1/3 rounded to nearest: 0.333333343
         // fma rounds once: (1 + 2^-23) * (1 - 2^-23) - 1 = -2^-46 exactly.
         let a = f32::from_bits(0x3F80_0001);
         let b = f32::from_bits(0x3F7F_FFFE);
@@ -526,6 +558,49 @@ mod tests {
             f32_bin(FOp::Add, false, false, f32::NAN.to_bits() as u64, 0),
             CANONICAL_NAN_F32 as u64
         );
+    }
+
+    /// Quotients against values worked out by hand (IEEE 754 round-to-nearest-even bit
+    /// patterns, truncating integer division), not against the host's own `/`.
+    #[test]
+    fn division_against_independent_values() {
+        let f = |x: f32| x.to_bits() as u64;
+        let div32 = |a: f32, b: f32| f32_bin(FOp::Div, false, false, f(a), f(b));
+        assert_eq!(div32(1.0, 3.0), 0x3EAA_AAAB); // 0.333333343
+        assert_eq!(div32(2.0, 3.0), 0x3F2A_AAAB); // 0.666666687
+        assert_eq!(div32(1.0, 10.0), 0x3DCC_CCCD); // 0.100000001
+        assert_eq!(div32(10.0, 4.0), 0x4020_0000); // 2.5 exactly
+        assert_eq!(div32(-7.0, 2.0), 0xC060_0000); // -3.5
+        assert_eq!(div32(1.0, 0.0), 0x7F80_0000); // +inf
+        assert_eq!(div32(-1.0, 0.0), 0xFF80_0000); // -inf
+        assert_eq!(div32(1.0, -0.0), 0xFF80_0000);
+        assert_eq!(div32(0.0, 0.0), 0x7FFF_FFFF); // the GPU's canonical NaN
+        assert_eq!(div32(3.0e38, 0.5), 0x7F80_0000); // overflows to +inf
+        // The smallest normal halved is the subnormal 2^-127; flushed to +0 under .ftz.
+        let min_normal = 0x0080_0000;
+        assert_eq!(f32_bin(FOp::Div, false, false, min_normal, f(2.0)), 0x0040_0000);
+        assert_eq!(f32_bin(FOp::Div, true, false, min_normal, f(2.0)), 0);
+        // .sat clamps to [0, 1].
+        assert_eq!(f32_bin(FOp::Div, false, true, f(3.0), f(2.0)), 0x3F80_0000);
+        let div64 = |a: f64, b: f64| f64_bin(FOp::Div, false, false, a.to_bits(), b.to_bits());
+        assert_eq!(div64(1.0, 3.0), 0x3FD5_5555_5555_5555);
+        assert_eq!(div64(2.0, 3.0), 0x3FE5_5555_5555_5555);
+        assert_eq!(div64(1.0, 10.0), 0x3FB9_9999_9999_999A);
+        // Integers truncate toward zero; the remainder takes the dividend's sign.
+        let s32 = |x: i32| x as u32 as u64;
+        assert_eq!(int_bin(IntOp::Div, 32, true, s32(-7), s32(2)), s32(-3));
+        assert_eq!(int_bin(IntOp::Div, 32, true, s32(7), s32(-2)), s32(-3));
+        assert_eq!(int_bin(IntOp::Div, 32, true, s32(-8), s32(-2)), 4);
+        assert_eq!(int_bin(IntOp::Rem, 32, true, s32(-7), s32(2)), s32(-1));
+        assert_eq!(int_bin(IntOp::Rem, 32, true, s32(7), s32(-2)), 1);
+        assert_eq!(int_bin(IntOp::Div, 32, false, 0xFFFF_FFFF, 16), 0x0FFF_FFFF);
+        assert_eq!(int_bin(IntOp::Div, 32, false, s32(-7), 2), 0x7FFF_FFFC); // unsigned: 4294967289 / 2
+        assert_eq!(int_bin(IntOp::Rem, 32, false, 0xFFFF_FFFF, 10), 5);
+        assert_eq!(int_bin(IntOp::Div, 64, false, u64::MAX, 3), 0x5555_5555_5555_5555);
+        assert_eq!(int_bin(IntOp::Div, 64, true, (-9i64) as u64, 4), (-2i64) as u64);
+        assert_eq!(int_bin(IntOp::Div, 16, true, 0xFFF8, 3), 0xFFFE); // -8 / 3 = -2 in 16 bits
+        // Only the low `bits` of each operand count.
+        assert_eq!(int_bin(IntOp::Div, 32, false, 0x1_0000_0010, 4), 4);
     }
 
     #[test]

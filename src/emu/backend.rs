@@ -106,6 +106,7 @@ impl Backend for EmulatorBackend {
         .map_err(|f| kernel_fault(&prog, f))?;
         let mut stats = stats.expect("launch ran");
         let findings = stats.findings.iter().map(|f| finding(&prog, f)).collect();
+        let output = (!stats.printed.is_empty()).then(|| stats.printed.to_output(&format!("verify n={n}")));
         // The profile needs only the counters: the trace moves out instead of being copied.
         self.last_trace = std::mem::take(&mut stats.trace);
         self.last_trace_n = n;
@@ -115,7 +116,7 @@ impl Backend for EmulatorBackend {
         Ok(SizeRun {
             verification,
             findings,
-            output: None,
+            output,
         })
     }
 
@@ -172,7 +173,7 @@ pub fn sector_profile(prog: &Program, stats: &LaunchStats, n: u32, launches: u32
         if s.global_warp_insts == 0 {
             continue;
         }
-        let is_store = matches!(inst.kind, Kind::St { .. });
+        let is_store = inst.is_store_like();
         line.sectors += s.sectors * k;
         line.ideal_sectors += s.ideal_sectors * k;
         line.global_instructions += s.global_warp_insts * k;
@@ -258,9 +259,12 @@ pub fn kernel_fault(prog: &Program, f: EmuFault) -> KernelFault {
         EmuFaultKind::Misaligned { address, bytes } => KernelFault::Crashed {
             message: format!("misaligned {bytes}-byte access at {address:#x} by {at}{ptx}"),
         },
-        EmuFaultKind::Barrier { reason } => KernelFault::Barrier {
+        EmuFaultKind::Barrier { reason } | EmuFaultKind::WarpSync { reason } => KernelFault::Barrier {
             message: format!("{reason} ({at}{ptx})"),
             at,
+        },
+        EmuFaultKind::Trap { message } => KernelFault::Crashed {
+            message: format!("{message}, by {at}{ptx}"),
         },
         EmuFaultKind::Budget { steps } => KernelFault::Timeout {
             message: format!(
@@ -295,6 +299,16 @@ fn finding(prog: &Program, f: &RawFinding) -> Finding {
     let [tx, ty, tz] = f.thread;
     let line = at.line.map_or("?".into(), |l| l.to_string());
     let message = match f.kind {
+        FindingKind::DivergentBarrier => {
+            let other_line = line_of(prog, f.other_pc).map_or("?".into(), |l| l.to_string());
+            let other = f.other_thread.map_or(String::new(), |[ox, oy, oz]| {
+                format!(" thread ({ox},{oy},{oz}) at line {other_line},")
+            });
+            format!(
+                "line {line}: threads of block ({},{},{}) completed one barrier through different __syncthreads() calls: thread ({tx},{ty},{tz}) at line {line},{other}                  others elsewhere. It completes on sm_70 and later, but CUDA leaves it undefined: make every thread reach the same __syncthreads()",
+                f.block[0], f.block[1], f.block[2]
+            )
+        }
         FindingKind::UninitialisedSharedRead => format!(
             "line {line}: thread ({tx},{ty},{tz}) of block ({},{},{}) reads shared memory at byte {} that no thread of its block wrote in this launch",
             f.block[0], f.block[1], f.block[2], f.byte

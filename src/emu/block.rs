@@ -2,13 +2,15 @@
 //! instruction's semantics. Memory instructions live in `block_memory.rs`.
 
 use super::alu;
+use super::barrier::{BARRIERS, Barriers};
 use super::fault::{EmuFault, EmuFaultKind};
 use super::ir::*;
 use super::memory::{GlobalMemory, LOCAL_WINDOW, SHARED_WINDOW};
 use super::shared::SharedMemory;
-use super::stats::LaunchStats;
-use super::warp::{FULL, Frame, Warp, WarpState};
+use super::stats::{LaunchStats, RawFinding};
+use super::warp::{BarrierWait, FULL, Frame, Warp, WarpState};
 use crate::backend::CancelFlag;
+use crate::backend::FindingKind;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 /// Everything a launch shares between its blocks.
@@ -33,6 +35,7 @@ pub struct BlockRunner<'a> {
     pub mem: &'a GlobalMemory,
     pub warps: Vec<Warp>,
     pub shared: SharedMemory,
+    pub barriers: Barriers,
     pub stats: LaunchStats,
     pub ctaid: [u32; 3],
     pub block_index: u64,
@@ -79,6 +82,7 @@ impl<'a> BlockRunner<'a> {
                 })
                 .collect(),
             shared: SharedMemory::new(shared_bytes as usize, cfg.check_hazards),
+            barriers: Barriers::default(),
             stats: LaunchStats::new(prog.insts.len()),
             ctaid: [0; 3],
             block_index: 0,
@@ -120,6 +124,7 @@ impl<'a> BlockRunner<'a> {
             warp.reset(w as u32, w as u32 * lanes, lanes, threads, dims);
         }
         self.shared.reset();
+        self.barriers.reset();
         self.watching = self.cfg.watch == Some(self.ctaid);
         if self.watching {
             self.traced = vec![0; threads as usize];
@@ -132,7 +137,8 @@ impl<'a> BlockRunner<'a> {
         result
     }
 
-    /// Runs the warps round-robin, each until it waits at a barrier or is done.
+    /// Runs the warps round-robin, each until all its paths wait at a barrier or are done,
+    /// then releases the barriers whose threads have all arrived.
     fn schedule(&mut self, warps: &mut [Warp]) -> Result<(), EmuFault> {
         loop {
             for warp in warps.iter_mut() {
@@ -140,20 +146,54 @@ impl<'a> BlockRunner<'a> {
                     warp.state = self.run_warp(warp)?;
                 }
             }
-            // Every warp is now done or waiting at the barrier, which counts only threads
-            // that have not exited: release it.
-            let mut waiting = false;
-            for warp in warps.iter_mut() {
-                if warp.state == WarpState::AtBarrier {
-                    warp.state = WarpState::Running;
-                    waiting = true;
-                }
+            let (released, mismatches) = self.barriers.release_ready(warps, &self.prog.insts);
+            for m in mismatches {
+                self.note_divergent_barrier(warps, m);
             }
-            if !waiting {
+            if !released {
+                if let Some(deadlock) = self.barriers.deadlock(warps) {
+                    let lane = warps.iter().find(|w| w.state == WarpState::AtBarrier);
+                    let place = lane.map(|w| (w, w.lanes_waiting_at_any().trailing_zeros()));
+                    return Err(self.fault(
+                        EmuFaultKind::Barrier {
+                            reason: deadlock.description,
+                        },
+                        Some(deadlock.pc),
+                        place,
+                    ));
+                }
                 return Ok(());
             }
             self.shared.epoch += 1;
         }
+    }
+
+    /// A barrier completed through two different instructions: say where.
+    fn note_divergent_barrier(&mut self, warps: &[Warp], m: super::barrier::Mismatch) {
+        let thread_at = |pc: u32| {
+            warps.iter().find_map(|w| {
+                // The paths have been woken: find one resuming right after `pc`.
+                w.parked
+                    .iter()
+                    .find(|p| p.stack.last().is_some_and(|f| f.pc == pc + 1))
+                    .map(|p| {
+                        let l = p.lanes().trailing_zeros() as usize;
+                        [w.tid[0][l], w.tid[1][l], w.tid[2][l]]
+                    })
+            })
+        };
+        let thread = thread_at(m.other_pc).unwrap_or([0; 3]);
+        self.stats.note_finding(RawFinding {
+            kind: FindingKind::DivergentBarrier,
+            pc: m.other_pc,
+            block: self.ctaid,
+            thread,
+            byte: m.id as u64,
+            other_thread: thread_at(m.first_pc),
+            other_pc: Some(m.first_pc),
+            block_index: self.block_index,
+            count: 1,
+        });
     }
 
     /// Runs a warp until it waits at a barrier or all its lanes have exited.
@@ -161,7 +201,14 @@ impl<'a> BlockRunner<'a> {
         let insts = &self.prog.insts;
         loop {
             let Some(&top) = warp.stack.last() else {
-                return Ok(WarpState::Done);
+                if warp.resume_ready_path() {
+                    continue;
+                }
+                return Ok(if warp.parked.is_empty() {
+                    WarpState::Done
+                } else {
+                    WarpState::AtBarrier
+                });
             };
             if top.mask == 0 || top.pc == top.rpc {
                 warp.stack.pop();
@@ -236,28 +283,40 @@ impl<'a> BlockRunner<'a> {
                         frame.pc += 1;
                     }
                 }
-                Kind::Bar => {
+                Kind::Bar { id, count, arrive, red } => {
                     if eff == 0 {
                         warp.stack[top_index].pc += 1;
                         continue;
                     }
-                    let live = warp.live();
-                    if eff != live {
-                        let missing = live & !eff;
-                        let lane = missing.trailing_zeros();
-                        let reason = format!(
-                            "__syncthreads() reached by only some threads of a warp: thread ({},{},{}) is on another path \
-                             and can never arrive; every thread of the block must reach the same barrier",
-                            warp.tid[0][lane as usize], warp.tid[1][lane as usize], warp.tid[2][lane as usize]
-                        );
+                    let lane = eff.trailing_zeros() as usize;
+                    let id_value = self.read(warp, *id)[lane];
+                    if id_value >= BARRIERS as u64 {
                         return Err(self.fault(
-                            EmuFaultKind::Barrier { reason },
+                            EmuFaultKind::Barrier {
+                                reason: format!("barrier number {id_value} is out of range (0..15)"),
+                            },
                             Some(pc as u32),
-                            Some((warp, eff.trailing_zeros())),
+                            Some((warp, lane as u32)),
                         ));
                     }
-                    warp.stack[top_index].pc += 1;
-                    return Ok(WarpState::AtBarrier);
+                    let expected = count.map(|c| self.read(warp, c)[lane] as u32);
+                    let true_count = red.map_or(0, |r| {
+                        let p = warp.preds[r.p.reg as usize] ^ if r.p.negate { FULL } else { 0 };
+                        (p & eff).count_ones()
+                    });
+                    self.barriers
+                        .arrive(id_value as u8, eff.count_ones(), true_count, pc as u32, expected);
+                    if *arrive {
+                        warp.stack[top_index].pc += 1;
+                        continue;
+                    }
+                    warp.park_at_barrier(
+                        eff,
+                        BarrierWait {
+                            id: id_value as u8,
+                            pc: pc as u32,
+                        },
+                    );
                 }
                 _ => {
                     if eff != 0 {
@@ -624,8 +683,24 @@ impl<'a> BlockRunner<'a> {
                 }
             }
             Kind::Ld { .. } | Kind::St { .. } => self.memory(warp, pc, m)?,
+            Kind::Atom { .. } => self.atomic(warp, pc, m)?,
+            Kind::Shfl { .. }
+            | Kind::Vote { .. }
+            | Kind::Match { .. }
+            | Kind::Activemask { .. }
+            | Kind::Redux { .. }
+            | Kind::WarpSync { .. } => self.warp_op(warp, pc, m)?,
+            Kind::Prmt { .. }
+            | Kind::Dp { .. }
+            | Kind::Testp { .. }
+            | Kind::Copysign { .. }
+            | Kind::FApprox { .. }
+            | Kind::Half { .. }
+            | Kind::HalfSetp { .. }
+            | Kind::Bfind { .. } => self.numeric(warp, pc, m),
+            Kind::Printf { .. } | Kind::AssertFail { .. } | Kind::Trap { .. } => self.device_call(warp, pc, m)?,
             Kind::Nop => {}
-            Kind::Bra { .. } | Kind::Bar | Kind::Exit => unreachable!("control flow is handled by run_warp"),
+            Kind::Bra { .. } | Kind::Bar { .. } | Kind::Exit => unreachable!("control flow is handled by run_warp"),
         }
         Ok(())
     }

@@ -12,10 +12,29 @@ use super::warp::Warp;
 
 /// Where one lane's access goes once generic addresses are resolved.
 #[derive(Clone, Copy, PartialEq, Eq)]
-enum Resolved {
+pub(super) enum Resolved {
     Global,
     Shared(u64),
     Local(u64),
+}
+
+/// Resolves `address` of an access in `space` (generic addresses by window).
+#[inline]
+pub(super) fn resolve(space: MemSpace, address: u64) -> Resolved {
+    match space {
+        MemSpace::Global => Resolved::Global,
+        MemSpace::Shared => Resolved::Shared(address),
+        MemSpace::Local => Resolved::Local(address),
+        _ => {
+            if (SHARED_WINDOW..SHARED_WINDOW + WINDOW_SIZE).contains(&address) {
+                Resolved::Shared(address - SHARED_WINDOW)
+            } else if (LOCAL_WINDOW..LOCAL_WINDOW + WINDOW_SIZE).contains(&address) {
+                Resolved::Local(address - LOCAL_WINDOW)
+            } else {
+                Resolved::Global
+            }
+        }
+    }
 }
 
 /// Per-instruction working arrays, reused; only the parts an instruction writes are read.
@@ -38,7 +57,7 @@ impl Default for Scratch {
 }
 
 /// Distinct 32-byte sectors among `sectors` (sorted or not).
-fn distinct_sectors(sectors: &mut [u64]) -> u64 {
+pub(super) fn distinct_sectors(sectors: &mut [u64]) -> u64 {
     if sectors.is_empty() {
         return 0;
     }
@@ -49,7 +68,7 @@ fn distinct_sectors(sectors: &mut [u64]) -> u64 {
 }
 
 impl BlockRunner<'_> {
-    fn addresses(&self, warp: &Warp, addr: Addr) -> [u64; 32] {
+    pub(super) fn addresses(&self, warp: &Warp, addr: Addr) -> [u64; 32] {
         match addr.base {
             Some(r) => {
                 let base = warp.reg(r);
@@ -59,9 +78,42 @@ impl BlockRunner<'_> {
         }
     }
 
+    /// The global buffer holding `[at, at + bytes)`, or the fault of lane `l` at `pc`.
+    pub(super) fn global_buffer(
+        &self,
+        at: u64,
+        bytes: u32,
+        write: bool,
+        pc: usize,
+        warp: &Warp,
+        l: usize,
+    ) -> Result<usize, EmuFault> {
+        match self.mem.find(at, bytes) {
+            Ok(i) => Ok(i),
+            Err(AccessError::Misaligned) => Err(self.fault(
+                EmuFaultKind::Misaligned { address: at, bytes },
+                Some(pc as u32),
+                Some((warp, l as u32)),
+            )),
+            Err(AccessError::OutOfBounds) => {
+                let described = self.mem.describe_address(at);
+                Err(self.fault(
+                    EmuFaultKind::OutOfBounds {
+                        address: at,
+                        bytes,
+                        write,
+                        described,
+                    },
+                    Some(pc as u32),
+                    Some((warp, l as u32)),
+                ))
+            }
+        }
+    }
+
     /// An access past the end of shared or local memory.
     #[allow(clippy::too_many_arguments)]
-    fn window_fault(
+    pub(super) fn window_fault(
         &self,
         space: &'static str,
         offset: u64,
@@ -197,20 +249,7 @@ impl BlockRunner<'_> {
                         continue;
                     }
                     let address = addrs[l];
-                    let resolved = match space {
-                        MemSpace::Global => Resolved::Global,
-                        MemSpace::Shared => Resolved::Shared(address),
-                        MemSpace::Local => Resolved::Local(address),
-                        _ => {
-                            if (SHARED_WINDOW..SHARED_WINDOW + WINDOW_SIZE).contains(&address) {
-                                Resolved::Shared(address - SHARED_WINDOW)
-                            } else if (LOCAL_WINDOW..LOCAL_WINDOW + WINDOW_SIZE).contains(&address) {
-                                Resolved::Local(address - LOCAL_WINDOW)
-                            } else {
-                                Resolved::Global
-                            }
-                        }
-                    };
+                    let resolved = resolve(space, address);
                     let span = bytes as u64 * count as u64;
                     match resolved {
                         Resolved::Global => {
@@ -233,29 +272,7 @@ impl BlockRunner<'_> {
                                 {
                                     buffer_hint
                                 } else {
-                                    match self.mem.find(at, bytes) {
-                                        Ok(i) => i,
-                                        Err(AccessError::Misaligned) => {
-                                            return Err(self.fault(
-                                                EmuFaultKind::Misaligned { address: at, bytes },
-                                                Some(pc as u32),
-                                                Some((warp, l as u32)),
-                                            ));
-                                        }
-                                        Err(AccessError::OutOfBounds) => {
-                                            let described = self.mem.describe_address(at);
-                                            return Err(self.fault(
-                                                EmuFaultKind::OutOfBounds {
-                                                    address: at,
-                                                    bytes,
-                                                    write: is_store,
-                                                    described,
-                                                },
-                                                Some(pc as u32),
-                                                Some((warp, l as u32)),
-                                            ));
-                                        }
-                                    }
+                                    self.global_buffer(at, bytes, is_store, pc, warp, l)?
                                 };
                                 buffer_hint = buffer;
                                 if is_store {

@@ -24,6 +24,14 @@ pub enum EmuFaultKind {
     Barrier {
         reason: String,
     },
+    /// A warp-level `.sync` instruction whose member mask the threads do not honour.
+    WarpSync {
+        reason: String,
+    },
+    /// The kernel executed `trap` or failed a device `assert`.
+    Trap {
+        message: String,
+    },
     Budget {
         steps: u64,
     },

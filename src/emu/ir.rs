@@ -131,6 +131,7 @@ pub enum BoolOp {
 pub enum NumTy {
     Int { bits: u8, signed: bool },
     F16,
+    BF16,
     F32,
     F64,
 }
@@ -302,9 +303,295 @@ pub enum Kind {
     Bra {
         target: u32,
     },
-    Bar,
+    /// `bar.sync` / `barrier.sync` / `bar.arrive` / `bar.red`: a block barrier `id` (0..15)
+    /// waited for by `count` threads (all non-exited threads of the block when absent).
+    Bar {
+        id: Src,
+        count: Option<Src>,
+        /// `bar.arrive`: count this arrival but do not wait.
+        arrive: bool,
+        red: Option<BarRed>,
+    },
+    /// `bar.warp.sync mask` (`__syncwarp`).
+    WarpSync {
+        mask: Src,
+    },
+    /// `shfl.sync.mode.b32 d[|p], a, b, c, membermask`.
+    Shfl {
+        mode: ShflMode,
+        d: Reg,
+        p: Option<PReg>,
+        a: Src,
+        b: Src,
+        c: Src,
+        mask: Src,
+    },
+    /// `vote.sync.{all,any,uni}.pred` and `vote.sync.ballot.b32`.
+    Vote {
+        mode: VoteMode,
+        d: VoteDst,
+        a: PredSrc,
+        mask: Src,
+    },
+    /// `match.sync.{any,all}.b32/.b64 d[|p], a, membermask`.
+    Match {
+        all: bool,
+        d: Reg,
+        p: Option<PReg>,
+        a: Src,
+        mask: Src,
+        bits: u8,
+    },
+    /// `activemask.b32 d`.
+    Activemask {
+        d: Reg,
+    },
+    /// `redux.sync.op.type d, a, membermask`.
+    Redux {
+        op: ReduxOp,
+        signed: bool,
+        d: Reg,
+        a: Src,
+        mask: Src,
+    },
+    /// `atom` / `red` on global, shared or generic memory.
+    Atom {
+        space: MemSpace,
+        op: AtomOp,
+        ty: AtomTy,
+        /// None for `red` (no value returned).
+        d: Option<Reg>,
+        addr: Addr,
+        b: Src,
+        /// The swap value of `cas`.
+        c: Option<Src>,
+    },
+    /// `prmt.b32{.mode} d, a, b, c`.
+    Prmt {
+        mode: PrmtMode,
+        d: Reg,
+        a: Src,
+        b: Src,
+        c: Src,
+    },
+    /// `dp4a` / `dp2a`: dot products of packed bytes / halves, plus c.
+    Dp {
+        four: bool,
+        hi: bool,
+        a_signed: bool,
+        b_signed: bool,
+        d: Reg,
+        a: Src,
+        b: Src,
+        c: Src,
+    },
+    /// `testp.op.f32/.f64 p, a`.
+    Testp {
+        op: TestpOp,
+        double: bool,
+        d: PReg,
+        a: Src,
+    },
+    /// `copysign.f32/.f64 d, a, b`: |b| with the sign of a.
+    Copysign {
+        double: bool,
+        d: Reg,
+        a: Src,
+        b: Src,
+    },
+    /// `ex2/lg2/sin/cos/rsqrt/rcp/sqrt/tanh .approx`: the hardware's approximation, modelled
+    /// as the exact value rounded to f32 (within the ISA's documented error bound).
+    FApprox {
+        op: ApproxOp,
+        double: bool,
+        ftz: bool,
+        d: Reg,
+        a: Src,
+        /// The divisor of `div.approx` / `div.full`; unused otherwise.
+        b: Src,
+    },
+    /// Half-precision arithmetic on `.f16`/`.bf16` (scalar) or `.f16x2`/`.bf16x2` (packed).
+    Half {
+        op: HalfOp,
+        bf16: bool,
+        x2: bool,
+        ftz: bool,
+        sat: bool,
+        d: Reg,
+        a: Src,
+        b: Src,
+        c: Src,
+    },
+    /// `setp` on f16/bf16 (x2 writes two predicates).
+    HalfSetp {
+        cmp: Cmp,
+        bf16: bool,
+        x2: bool,
+        d: PReg,
+        d2: Option<PReg>,
+        a: Src,
+        b: Src,
+    },
+    /// `vprintf(format, args)` after inlining: both pointers in the call's local slots.
+    Printf {
+        format: Src,
+        args: Src,
+        ret: Option<Reg>,
+    },
+    /// `__assertfail(message, file, line, function, charsize)`.
+    AssertFail {
+        message: Src,
+        file: Src,
+        line: Src,
+    },
+    /// Reached only when the kernel does something the emulator cannot run (a recursion
+    /// deeper than it unrolls, a call to an unknown external function).
+    Trap {
+        what: String,
+        /// The emulator's limit rather than the kernel's own `trap`.
+        unsupported: bool,
+    },
+    /// `bfind{.shiftamt}.type d, a`: position of the most significant non-sign bit.
+    Bfind {
+        bits: u8,
+        signed: bool,
+        shiftamt: bool,
+        d: Reg,
+        a: Src,
+    },
     Exit,
     Nop,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct BarRed {
+    pub op: BarRedOp,
+    pub p: PredSrc,
+    pub d: VoteDst,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum BarRedOp {
+    Popc,
+    And,
+    Or,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ShflMode {
+    Up,
+    Down,
+    Bfly,
+    Idx,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum VoteMode {
+    All,
+    Any,
+    Uni,
+    Ballot,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum VoteDst {
+    Pred(PReg),
+    Reg(Reg),
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ReduxOp {
+    Add,
+    Min,
+    Max,
+    And,
+    Or,
+    Xor,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum AtomOp {
+    Add,
+    Min,
+    Max,
+    Inc,
+    Dec,
+    And,
+    Or,
+    Xor,
+    Exch,
+    Cas,
+}
+
+/// Operand type of an atomic.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum AtomTy {
+    U32,
+    S32,
+    U64,
+    S64,
+    F32,
+    F64,
+    /// `.b32` / `.b64`: bitwise and exchange forms.
+    B32,
+    B64,
+}
+
+impl AtomTy {
+    pub fn bytes(self) -> u32 {
+        match self {
+            AtomTy::U32 | AtomTy::S32 | AtomTy::F32 | AtomTy::B32 => 4,
+            _ => 8,
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PrmtMode {
+    Default,
+    F4e,
+    B4e,
+    Rc8,
+    Ecl,
+    Ecr,
+    Rc16,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TestpOp {
+    Finite,
+    Infinite,
+    Number,
+    NotANumber,
+    Normal,
+    Subnormal,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ApproxOp {
+    Ex2,
+    Lg2,
+    Sin,
+    Cos,
+    Rsqrt,
+    Rcp,
+    Sqrt,
+    Tanh,
+    Div,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum HalfOp {
+    Add,
+    Sub,
+    Mul,
+    Fma,
+    Min,
+    Max,
+    Neg,
+    Abs,
+    /// `cvt.rn.f16x2.f32 d, a, b`: two f32 rounded and packed, `a` in the upper half.
+    CvtPack,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -334,17 +621,28 @@ pub struct Inst {
 }
 
 impl Inst {
+    /// Whether this instruction can touch global memory (and so issue sectors): loads,
+    /// stores and atomics in global or generic space.
     pub fn is_global_access(&self) -> bool {
         matches!(
             self.kind,
             Kind::Ld {
-                space: MemSpace::Global,
+                space: MemSpace::Global | MemSpace::Generic,
                 ..
             } | Kind::St {
-                space: MemSpace::Global,
+                space: MemSpace::Global | MemSpace::Generic,
+                ..
+            } | Kind::Atom {
+                space: MemSpace::Global | MemSpace::Generic,
                 ..
             }
         )
+    }
+
+    /// Loads (and atomics that return a value) count as load sectors; stores and `red` as
+    /// store sectors, as the report splits them.
+    pub fn is_store_like(&self) -> bool {
+        matches!(self.kind, Kind::St { .. } | Kind::Atom { d: None, .. })
     }
 }
 
@@ -371,6 +669,18 @@ pub struct Program {
     pub reqntid: Option<[u32; 3]>,
     /// `.file` index -> path.
     pub files: Vec<(u32, String)>,
+    /// Module-scope `.global` variables (`__device__` variables, printf format strings):
+    /// allocated in global memory at `address` for every launch.
+    pub globals: Vec<GlobalVar>,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct GlobalVar {
+    pub name: String,
+    pub address: u64,
+    pub bytes: u64,
+    /// Initial contents (zeros when the PTX gives none).
+    pub init: Vec<u8>,
 }
 
 /// Reconvergence sentinel: the end of the kernel.

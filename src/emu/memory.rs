@@ -9,6 +9,8 @@ use std::sync::atomic::{AtomicU32, Ordering};
 pub const SHARED_WINDOW: u64 = 0x0000_1000_0000_0000;
 pub const LOCAL_WINDOW: u64 = 0x0000_2000_0000_0000;
 pub const WINDOW_SIZE: u64 = 1 << 40;
+/// Module-scope `__device__` variables and printf format strings (`Program::globals`).
+pub const DEVICE_GLOBALS_BASE: u64 = 0x0000_7E00_0000_0000;
 /// First global buffer; later ones follow with a gap.
 const GLOBAL_BASE: u64 = 0x0000_7F00_0000_0000;
 const GLOBAL_GAP: u64 = 1 << 20;
@@ -30,6 +32,8 @@ impl GlobalBuffer {
 #[derive(Default)]
 pub struct GlobalMemory {
     pub buffers: Vec<GlobalBuffer>,
+    /// Lock stripes for 8-byte atomics.
+    locks: [std::sync::Mutex<()>; 16],
 }
 
 /// Why a global access was refused.
@@ -120,6 +124,61 @@ impl GlobalMemory {
                 });
             }
         }
+    }
+
+    /// Atomically replaces the `bytes` (4 or 8) at `address` with `f(old)`; returns `old`.
+    /// 8-byte values take a lock stripe: the words are 4 bytes each.
+    pub fn read_modify_write(&self, buffer: usize, address: u64, bytes: u32, f: impl Fn(u64) -> u64) -> u64 {
+        let b = &self.buffers[buffer];
+        let word = ((address - b.base) / 4) as usize;
+        if bytes == 4 {
+            let old = b.words[word]
+                .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |old| Some(f(old as u64) as u32))
+                .unwrap_or_else(|v| v);
+            return old as u64;
+        }
+        let stripe = &self.locks[(address as usize / 8) % self.locks.len()];
+        let _guard = stripe.lock().unwrap_or_else(|e| e.into_inner());
+        let old = self.load(buffer, address, 8);
+        self.store(buffer, address, 8, f(old));
+        old
+    }
+
+    /// Allocates module-scope variable bytes at a fixed `base` (see `Program::globals`).
+    pub fn alloc_bytes_at(&mut self, name: &str, base: u64, bytes: u64, init: &[u8]) {
+        let words = (0..bytes.div_ceil(4) as usize)
+            .map(|w| {
+                let mut v = [0u8; 4];
+                for (i, slot) in v.iter_mut().enumerate() {
+                    *slot = init.get(w * 4 + i).copied().unwrap_or(0);
+                }
+                AtomicU32::new(u32::from_le_bytes(v))
+            })
+            .collect();
+        self.buffers.push(GlobalBuffer {
+            name: name.to_string(),
+            base,
+            bytes,
+            words,
+        });
+    }
+
+    /// A NUL-terminated string at `address` (printf formats, assert messages), at most
+    /// `limit` bytes; None when the address is in no buffer.
+    pub fn read_c_string(&self, address: u64, limit: usize) -> Option<String> {
+        let buffer = self.find(address, 1).ok()?;
+        let b = &self.buffers[buffer];
+        let mut bytes = Vec::new();
+        let mut at = address;
+        while at < b.end() && bytes.len() < limit {
+            let c = self.load(buffer, at, 1) as u8;
+            if c == 0 {
+                break;
+            }
+            bytes.push(c);
+            at += 1;
+        }
+        Some(String::from_utf8_lossy(&bytes).into_owned())
     }
 
     /// Where an out-of-bounds address is, relative to the nearest buffer, in words.

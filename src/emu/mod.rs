@@ -4,18 +4,24 @@
 //! shared-memory races, divergent barriers, runaway loops).
 
 mod alu;
+mod atomic;
 mod backend;
+mod barrier;
 mod block;
 mod block_memory;
 mod cfg;
 mod decode;
+mod device_call;
 mod fault;
 mod ir;
 mod launch;
 mod memory;
+mod numeric;
+mod printf;
 mod shared;
 mod stats;
 mod warp;
+mod warp_ops;
 
 pub use backend::{EmulatorBackend, EmulatorOptions, sector_profile};
 pub use block::LaunchConfig;
@@ -72,6 +78,9 @@ pub fn run_lesson_kernel(
     let mut mem = GlobalMemory::default();
     let in_address = mem.alloc_f32("in", input);
     let out_address = mem.alloc_f32("out", output);
+    for g in &prog.globals {
+        mem.alloc_bytes_at(&g.name, g.address, g.bytes, &g.init);
+    }
     let mut params = vec![0u8; prog.param_bytes as usize];
     for (param, &(offset, bytes)) in lesson.params.iter().zip(&prog.params) {
         let value: u64 = match param.kind {

@@ -157,6 +157,30 @@ impl SharedMemory {
     }
 }
 
+impl SharedMemory {
+    /// Records an atomic read-modify-write by `thread`: atomics do not race with each other,
+    /// but one on a word nobody initialised is reported, and the word counts as written (by
+    /// "many threads", so a plain read by another thread before the next barrier is a race).
+    #[inline]
+    pub fn note_atomic(&mut self, offset: u64, bytes: u32, pc: u32) -> Option<Hazard> {
+        let mut hazard = None;
+        for word in (offset / 4) as usize..(offset + bytes as u64).div_ceil(4) as usize {
+            if self.check_hazards && self.write_epoch[word] == 0 {
+                hazard.get_or_insert(Hazard {
+                    kind: FindingKind::UninitialisedSharedRead,
+                    byte: word as u64 * 4,
+                    other_thread: None,
+                    other_pc: None,
+                });
+            }
+            self.write_epoch[word] = self.epoch;
+            self.write_thread[word] = MANY;
+            self.write_pc[word] = pc;
+        }
+        hazard
+    }
+}
+
 /// Extra shared-memory wavefronts of one warp access: the most distinct 4-byte words any
 /// of the 32 banks must serve, minus one. Lanes reading the same word are a broadcast.
 pub fn bank_conflicts(offsets: &[(u64, u32)]) -> u64 {

@@ -52,6 +52,57 @@ pub struct TracedAccess {
     pub value: u64,
 }
 
+/// What `printf` wrote in one host thread's blocks, capped like the report's output (the
+/// lowest blocks' text is kept, so merged and sorted by block it is the launch's beginning).
+#[derive(Debug, Clone, Default)]
+pub struct Printed {
+    /// (block index, text of one printf call), in execution order within a block.
+    pub chunks: Vec<(u64, String)>,
+    kept_lines: usize,
+    kept_bytes: usize,
+    pub cut_lines: u64,
+    pub cut_bytes: u64,
+}
+
+impl Printed {
+    pub fn push(&mut self, block: u64, text: String) {
+        use crate::backend::output::{MAX_BYTES, MAX_LINES};
+        let lines = text.matches('\n').count().max(1);
+        if self.kept_lines + lines > MAX_LINES || self.kept_bytes + text.len() > MAX_BYTES {
+            self.cut_lines += lines as u64;
+            self.cut_bytes += text.len() as u64;
+            return;
+        }
+        self.kept_lines += lines;
+        self.kept_bytes += text.len();
+        self.chunks.push((block, text));
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.chunks.is_empty() && self.cut_lines == 0
+    }
+
+    fn merge(&mut self, other: Printed) {
+        self.chunks.extend(other.chunks);
+        self.kept_lines += other.kept_lines;
+        self.kept_bytes += other.kept_bytes;
+        self.cut_lines += other.cut_lines;
+        self.cut_bytes += other.cut_bytes;
+    }
+
+    /// The launch's output in block order, capped.
+    pub fn to_output(&self, launch: &str) -> crate::backend::KernelOutput {
+        let mut chunks: Vec<&(u64, String)> = self.chunks.iter().collect();
+        chunks.sort_by_key(|(block, _)| *block);
+        let text: String = chunks.iter().map(|(_, t)| t.as_str()).collect();
+        let mut out = crate::backend::KernelOutput::new(launch);
+        out.push_text(&text);
+        out.lines_not_shown += self.cut_lines;
+        out.bytes_not_shown += self.cut_bytes;
+        out
+    }
+}
+
 #[derive(Debug, Clone, Default)]
 pub struct LaunchStats {
     pub per_pc: Vec<PcStats>,
@@ -63,6 +114,7 @@ pub struct LaunchStats {
     pub findings: Vec<RawFinding>,
     pub trace: Vec<TracedAccess>,
     pub blocks: u64,
+    pub printed: Printed,
 }
 
 impl LaunchStats {
@@ -108,5 +160,6 @@ impl LaunchStats {
             self.note_finding(f);
         }
         self.trace.extend(other.trace);
+        self.printed.merge(other.printed);
     }
 }

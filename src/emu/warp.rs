@@ -16,8 +16,32 @@ pub struct Frame {
 pub enum WarpState {
     #[default]
     Running,
+    /// Every path of the warp that has not exited waits at a block barrier.
     AtBarrier,
     Done,
+}
+
+/// Where a parked path waits: block barrier `id`, reached at instruction `pc`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct BarrierWait {
+    pub id: u8,
+    pub pc: u32,
+}
+
+/// A group of the warp's lanes with a reconvergence stack of its own (independent thread
+/// scheduling, sm_70 and later): split off when some lanes of a path wait at a block
+/// barrier while the warp's other lanes still have work to do.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Path {
+    pub stack: Vec<Frame>,
+    /// None: ready to run.
+    pub wait: Option<BarrierWait>,
+}
+
+impl Path {
+    pub fn lanes(&self) -> u32 {
+        self.stack.iter().fold(0, |m, f| m | f.mask)
+    }
 }
 
 #[derive(Debug, Default)]
@@ -27,6 +51,8 @@ pub struct Warp {
     /// Predicate registers as lane masks.
     pub preds: Vec<u32>,
     pub stack: Vec<Frame>,
+    /// The warp's other paths (see [`Path`]); empty while the warp runs as one.
+    pub parked: Vec<Path>,
     /// Lanes that hold a thread of the block.
     pub valid: u32,
     pub exited: u32,
@@ -72,6 +98,7 @@ impl Warp {
             self.lane_id[lane as usize] = t % 32;
         }
         self.exited = 0;
+        self.parked.clear();
         self.stack.clear();
         self.stack.push(Frame {
             pc: 0,
@@ -105,6 +132,86 @@ impl Warp {
         for frame in &mut self.stack {
             frame.mask &= !lanes;
         }
+    }
+
+    /// Parks the active path's `lanes` at barrier `wait`, to resume at `pc + 1` once it is
+    /// released; the rest of the active path runs on without them.
+    pub fn park_at_barrier(&mut self, lanes: u32, wait: BarrierWait) {
+        let whole =
+            self.stack.last().is_some_and(|top| top.mask == lanes) && self.stack.iter().all(|f| f.mask & !lanes == 0);
+        if whole {
+            // The usual case: the whole path waits; move its stack, no copy.
+            let mut stack = std::mem::take(&mut self.stack);
+            if let Some(top) = stack.last_mut() {
+                top.pc = wait.pc + 1;
+            }
+            self.parked.push(Path {
+                stack,
+                wait: Some(wait),
+            });
+            return;
+        }
+        let mut stack: Vec<Frame> = self
+            .stack
+            .iter()
+            .map(|f| Frame {
+                mask: f.mask & lanes,
+                ..*f
+            })
+            .collect();
+        if let Some(top) = stack.last_mut() {
+            top.pc = wait.pc + 1;
+        }
+        self.parked.push(Path {
+            stack,
+            wait: Some(wait),
+        });
+        for frame in &mut self.stack {
+            frame.mask &= !lanes;
+        }
+        // Lanes of the top frame whose guard was false go past the barrier.
+        if let Some(top) = self.stack.last_mut()
+            && top.mask != 0
+        {
+            top.pc = wait.pc + 1;
+        }
+    }
+
+    /// Makes a ready parked path the active one; false when there is none.
+    pub fn resume_ready_path(&mut self) -> bool {
+        match self.parked.iter().position(|p| p.wait.is_none()) {
+            Some(i) => {
+                self.stack = self.parked.swap_remove(i).stack;
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// Lanes that wait at any block barrier.
+    pub fn lanes_waiting_at_any(&self) -> u32 {
+        self.parked
+            .iter()
+            .filter(|p| p.wait.is_some())
+            .fold(0, |m, p| m | p.lanes())
+    }
+
+    /// Writes `value(lane)` into register `d` for the lanes of `m`.
+    #[inline(always)]
+    pub fn write_lanes(&mut self, d: u16, m: u32, value: impl Fn(usize) -> u64) {
+        let dst = self.reg_mut(d);
+        for (l, slot) in dst.iter_mut().enumerate() {
+            if (m >> l) & 1 != 0 {
+                *slot = value(l);
+            }
+        }
+    }
+
+    /// Sets predicate `p` to `bits` for the lanes of `m`.
+    #[inline(always)]
+    pub fn write_pred(&mut self, p: u16, m: u32, bits: u32) {
+        let pd = &mut self.preds[p as usize];
+        *pd = (*pd & !m) | (bits & m);
     }
 
     /// Lanes that still run.

@@ -240,6 +240,7 @@ pub fn profile_with_cupti(
                 disable.numOfDroppedRecords
             ),
             millis: started.elapsed().as_secs_f64() * 1e3,
+            output: None, // filled by the worker once the launches' printf text is read
         })
     }
 }

@@ -53,6 +53,13 @@ impl Device {
         // No implicit events around launches: timing and CUPTI see only the kernel.
         // SAFETY: this process uses one stream and synchronises explicitly.
         unsafe { ctx.disable_event_tracking() };
+        // Room for device printf: the driver's 1 MiB FIFO drops what does not fit, silently.
+        if let Err(e) = ctx.set_limit(
+            sys::CUlimit::CU_LIMIT_PRINTF_FIFO_SIZE,
+            super::capture::PRINTF_FIFO_BYTES,
+        ) {
+            eprintln!("haloscope worker: cannot enlarge the printf FIFO: {e:?}");
+        }
         let stream = ctx.default_stream();
         Ok(Device {
             ctx,

@@ -1,6 +1,7 @@
 //! The GPU backend: real launches through cudarc in a worker subprocess, sectors from CUPTI's
 //! SASS metrics in a one-shot profiler child, CUDA-event timing.
 
+mod capture;
 mod cupti;
 mod device;
 mod process;
@@ -206,6 +207,7 @@ pub fn sector_profile(p: &GpuProfile, n: u32) -> SectorProfile {
         launches: p.launches,
         launches_executed: p.launches,
         source: p.source.clone(),
+        output: p.output.clone(),
         ..SectorProfile::default()
     };
     for r in p

@@ -1,7 +1,8 @@
 //! What the parent and the GPU worker processes say to each other: one JSON object per
-//! line on the child's stdin and stdout.
+//! line on the child's stdin and stdout (the worker's fd 1 is redirected to capture device
+//! `printf`; its replies go to a duplicate of the original stdout).
 
-use crate::backend::{KernelFault, SizeRun};
+use crate::backend::{KernelFault, KernelOutput, SizeRun};
 use crate::lesson::Lesson;
 use crate::report::Timing;
 use base64::Engine;
@@ -99,6 +100,9 @@ pub struct GpuProfile {
     /// Where the figures came from, in words.
     pub source: String,
     pub millis: f64,
+    /// What the kernel printed during the profiled launches.
+    #[serde(default)]
+    pub output: Option<KernelOutput>,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]

@@ -1,11 +1,14 @@
 //! `haloscope worker`: the child process that owns the CUDA context. It answers requests
 //! from stdin, one JSON line each, so that a kernel that crashes or hangs takes down only
 //! this process. After a crash the context is unusable, so the worker reports it and exits.
+//! Replies go to a duplicate of the original stdout: fd 1 itself is where the CUDA driver
+//! writes device `printf` output, captured per request (see `capture`).
 
+use super::capture::Capture;
 use super::cupti::profile_with_cupti;
 use super::device::{Device, driver_fault};
 use super::protocol::{KernelImage, Request, Response};
-use crate::backend::{KernelFault, SizeRun};
+use crate::backend::{KernelFault, KernelOutput, SizeRun};
 use crate::harness::{check_size, random_inputs};
 use crate::lesson::Lesson;
 use crate::report::Timing;
@@ -16,7 +19,13 @@ use std::io::{BufRead, Write};
 /// profiler child: CUPTI's SASS metrics can be collected once per process).
 pub fn worker_main(one_shot: bool) -> i32 {
     let stdin = std::io::stdin();
-    let mut out = std::io::stdout().lock();
+    let (mut capture, mut out): (Option<Capture>, Box<dyn Write>) = match Capture::redirect_stdout() {
+        Ok((capture, replies)) => (Some(capture), Box::new(std::io::BufWriter::new(replies))),
+        Err(e) => {
+            eprintln!("haloscope worker: device printf output is not captured ({e}) and may corrupt the replies");
+            (None, Box::new(std::io::stdout()))
+        }
+    };
     let mut device: Option<Device> = None;
     for line in stdin.lock().lines() {
         let Ok(line) = line else { break };
@@ -24,7 +33,16 @@ pub fn worker_main(one_shot: bool) -> i32 {
             continue;
         }
         let (response, fatal) = match serde_json::from_str::<Request>(&line) {
-            Ok(request) => handle(&mut device, request),
+            Ok(request) => {
+                let launch = launch_label(&request);
+                let (mut response, fatal) = handle(&mut device, request);
+                // Collected after every request (a failed one's text is dropped), so that
+                // nothing printed is attributed to a later request.
+                if let Some(capture) = capture.as_mut() {
+                    attach_output(&mut response, capture.collect(&launch));
+                }
+                (response, fatal)
+            }
             Err(e) => (
                 Response::Fault {
                     fault: KernelFault::Infrastructure {
@@ -48,6 +66,26 @@ pub fn worker_main(one_shot: bool) -> i32 {
         }
     }
     0
+}
+
+/// How a request's printed output is labelled.
+fn launch_label(request: &Request) -> String {
+    match request {
+        Request::Hello => "hello".into(),
+        Request::Verify { n, .. } => format!("verify n={n}"),
+        Request::Time { .. } => "time".into(),
+        Request::Profile { n, .. } => format!("profile n={n}"),
+    }
+}
+
+/// Puts what a request printed into its reply: verification and profile launches keep it,
+/// timing launches' output is discarded.
+fn attach_output(response: &mut Response, printed: Option<KernelOutput>) {
+    match response {
+        Response::Verified { run, .. } => run.output = printed,
+        Response::Profiled { profile } => profile.output = printed,
+        _ => {}
+    }
 }
 
 fn device(slot: &mut Option<Device>) -> Result<&mut Device, KernelFault> {

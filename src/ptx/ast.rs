@@ -19,6 +19,8 @@ pub enum Operand {
     PredPair(String, String),
     /// `!%p1` in a source position.
     NotPred(String),
+    /// `(param0, param1)`: the argument or return list of a `call`.
+    List(Vec<String>),
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -44,6 +46,8 @@ impl Instruction {
 pub enum Statement {
     Label(String),
     Instruction(Instruction),
+    /// `.param .b32 param0;` inside a body: an argument slot of the `call` that follows.
+    Param(Variable),
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -92,6 +96,8 @@ pub struct Function {
     pub name: String,
     pub is_entry: bool,
     pub params: Vec<Param>,
+    /// `.func (.param .b32 func_retval0) name(...)`: the return parameters.
+    pub returns: Vec<Param>,
     pub regs: Vec<RegDecl>,
     pub vars: Vec<Variable>,
     pub body: Vec<Statement>,

@@ -3,6 +3,7 @@
 
 pub mod ast;
 pub mod entries;
+pub mod inline;
 pub mod lexer;
 pub mod parser;
 

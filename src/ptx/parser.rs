@@ -225,10 +225,12 @@ impl Parser {
     fn function(&mut self) -> Result<Function, PtxError> {
         let ptx_line = self.line();
         let is_entry = self.word()? == ".entry";
-        // `.func (.param .b32 ret) name (...)`: skip the return parameter list.
-        if !is_entry && self.is_punct('(') {
-            self.param_list()?;
-        }
+        // `.func (.param .b32 ret) name (...)`: the return parameter list comes first.
+        let returns = if !is_entry && self.is_punct('(') {
+            self.param_list()?
+        } else {
+            Vec::new()
+        };
         let name = self.word()?;
         let params = if self.is_punct('(') {
             self.param_list()?
@@ -239,6 +241,7 @@ impl Parser {
             name,
             is_entry,
             params,
+            returns,
             regs: Vec::new(),
             vars: Vec::new(),
             body: Vec::new(),
@@ -343,6 +346,7 @@ impl Parser {
             ".const" => Space::Const,
             ".shared" => Space::Shared,
             ".local" => Space::Local,
+            ".param" => Space::Param,
             other => return self.error(format!("unsupported state space `{other}`")),
         };
         let mut align = 0;
@@ -449,6 +453,10 @@ impl Parser {
                 Tok::Word(w) if w == ".shared" || w == ".local" || w == ".const" || w == ".global" => {
                     let var = self.variable()?;
                     function.vars.push(var);
+                }
+                Tok::Word(w) if w == ".param" => {
+                    let var = self.variable()?;
+                    function.body.push(Statement::Param(var));
                 }
                 Tok::Word(w) if w == ".loc" => {
                     self.pos += 1;
@@ -591,6 +599,17 @@ impl Parser {
                 Ok(Operand::Vector(names))
             }
             Some(Tok::Punct('!')) => Ok(Operand::NotPred(self.word()?)),
+            Some(Tok::Punct('(')) => {
+                let mut names = Vec::new();
+                while !self.eat_punct(')') {
+                    names.push(self.word()?);
+                    if !self.eat_punct(',') {
+                        self.expect_punct(')')?;
+                        break;
+                    }
+                }
+                Ok(Operand::List(names))
+            }
             Some(Tok::Punct('-')) => {
                 self.pos -= 1;
                 match self.peek_at(1) {

@@ -2,30 +2,27 @@
 //! cannot execute exactly is rejected here, naming its opcode and PTX line, so nothing is
 //! ever executed wrongly in silence.
 
+mod atomic;
+mod numeric;
+mod sync;
+
 use super::cfg::reconvergence_points;
 use super::ir::*;
+use super::memory::{ALLOCATION_ALIGN, DEVICE_GLOBALS_BASE};
 use crate::ptx::ast::{self, Operand, Space, Statement};
+use crate::ptx::inline::{ASSERT_OP, PRINTF_OP, UNSUPPORTED_OP, inline_calls};
 use crate::ptx::{PtxError, type_bytes};
 use std::collections::HashMap;
 
-/// Decodes entry `name` of `module`.
+/// Decodes entry `name` of `module`, with its calls inlined (see `ptx::inline`).
 pub fn decode_entry(module: &ast::Module, name: &str) -> Result<Program, PtxError> {
-    let function = module.entry(name).ok_or_else(|| PtxError {
+    let entry = module.entry(name).ok_or_else(|| PtxError {
         line: 0,
         message: format!("the PTX has no .entry `{name}`"),
     })?;
-    if module.vars.iter().any(|v| v.space == Space::Global) {
-        let v = module.vars.iter().find(|v| v.space == Space::Global).unwrap();
-        return Err(PtxError {
-            line: v.ptx_line,
-            message: format!(
-                "module-level __device__ variable `{}` is not supported by the emulator",
-                v.name
-            ),
-        });
-    }
-    let mut decoder = Decoder::new(function, module)?;
-    decoder.decode_body(function)?;
+    let function = inline_calls(module, entry)?;
+    let mut decoder = Decoder::new(&function, module)?;
+    decoder.decode_body(&function)?;
     let reconverge = reconvergence_points(&decoder.insts);
     Ok(Program {
         name: name.to_string(),
@@ -41,6 +38,7 @@ pub fn decode_entry(module: &ast::Module, name: &str) -> Result<Program, PtxErro
         reconverge,
         reqntid: function.reqntid,
         files: module.files.clone(),
+        globals: decoder.globals,
     })
 }
 
@@ -59,6 +57,8 @@ struct Decoder {
     const_data: Vec<u8>,
     /// Branches whose label is resolved after the body is read: (pc, label, ptx line).
     pending: Vec<(usize, String, u32)>,
+    /// Module-scope `.global` variables and where they live.
+    globals: Vec<GlobalVar>,
 }
 
 fn align_up(value: u64, align: u64) -> u64 {
@@ -80,7 +80,9 @@ impl Decoder {
             param_bytes: 0,
             const_data: Vec::new(),
             pending: Vec::new(),
+            globals: Vec::new(),
         };
+        let mut global_end = DEVICE_GLOBALS_BASE;
         for decl in &function.regs {
             for name in &decl.names {
                 if decl.ty == "pred" {
@@ -119,6 +121,17 @@ impl Decoder {
                         .extend(v.init.clone().unwrap_or_else(|| vec![0; v.bytes as usize]));
                     d.symbols.insert(v.name.clone(), (MemSpace::Const, offset));
                 }
+                Space::Global if !v.is_extern => {
+                    let address = align_up(global_end, (v.align as u64).max(ALLOCATION_ALIGN));
+                    global_end = address + v.bytes.max(1);
+                    d.symbols.insert(v.name.clone(), (MemSpace::Global, address));
+                    d.globals.push(GlobalVar {
+                        name: v.name.clone(),
+                        address,
+                        bytes: v.bytes,
+                        init: v.init.clone().unwrap_or_else(|| vec![0; v.bytes as usize]),
+                    });
+                }
                 Space::Global | Space::Param => {
                     return Err(PtxError {
                         line: v.ptx_line,
@@ -140,6 +153,12 @@ impl Decoder {
             match statement {
                 Statement::Label(name) => {
                     self.labels.insert(name.clone(), self.insts.len() as u32);
+                }
+                Statement::Param(v) => {
+                    return Err(PtxError {
+                        line: v.ptx_line,
+                        message: format!("`.param {}` outside a call sequence", v.name),
+                    });
                 }
                 Statement::Instruction(i) => {
                     let kind = self.kind(i).map_err(|message| PtxError {
@@ -316,6 +335,34 @@ impl Decoder {
             }
             Ok(())
         };
+        if base == "haloscope" {
+            return self.pseudo(i);
+        }
+        if numeric::half_type(ty).is_some()
+            && matches!(base, "add" | "sub" | "mul" | "fma" | "min" | "max" | "neg" | "abs")
+        {
+            return self.half(i, base, mods, ty);
+        }
+        match base {
+            "ex2" | "lg2" | "sin" | "cos" | "tanh" => return self.approx(i, base, mods, ty),
+            "rcp" | "sqrt" | "rsqrt" if has("approx") => return self.approx(i, base, mods, ty),
+            "div" if is_float && !double && (has("approx") || has("full")) => {
+                return self.approx(i, base, mods, ty);
+            }
+            "prmt" | "dp4a" | "dp2a" | "testp" | "copysign" | "bfind" => return self.numeric(i, base, mods, ty),
+            "atom" | "red" => return self.atomic(i, base == "red", mods),
+            "shfl" | "vote" | "match" | "activemask" | "redux" | "bar" | "barrier" => {
+                return self.sync_kind(i, base, mods);
+            }
+            "trap" => {
+                return Ok(Kind::Trap {
+                    what: "trap (__trap() or asm(\"trap;\"))".into(),
+                    unsupported: false,
+                });
+            }
+            "brkpt" | "nanosleep" => return Ok(Kind::Nop),
+            _ => {}
+        }
         match base {
             "add" | "sub" | "mul" | "div" | "rem" | "min" | "max" | "and" | "or" | "xor" | "shl" | "shr" => {
                 if ty == "pred" {
@@ -607,28 +654,47 @@ impl Decoder {
                 self.pending.push((self.insts.len(), label, i.ptx_line));
                 Ok(Kind::Bra { target: 0 })
             }
-            "bar" | "barrier" => {
-                if has("warp") {
-                    return Ok(Kind::Nop); // __syncwarp: warps run in lockstep here
-                }
-                if !(has("sync") || mods.is_empty()) || has("red") || has("arrive") {
-                    return Err("only bar.sync / barrier.sync are supported".into());
-                }
-                if let Some(Operand::Int(id)) = i.operands.first()
-                    && *id != 0
-                {
-                    return Err("named barriers other than 0 are not supported".into());
-                }
-                if i.operands.len() > 1 {
-                    return Err("barriers with a thread count are not supported".into());
-                }
-                Ok(Kind::Bar)
-            }
             "ret" | "exit" => Ok(Kind::Exit),
             "membar" | "fence" | "prefetch" | "prefetchu" | "pmevent" => Ok(Kind::Nop),
-            "call" => Err("calls to non-inlined device functions are not supported; mark them __forceinline__".into()),
+            "call" => Err("a call the inliner left in place".into()),
             _ => Err("this instruction is not supported by the emulator".into()),
         }
+    }
+
+    /// The inliner's pseudo-instructions (see `ptx::inline`).
+    fn pseudo(&self, i: &ast::Instruction) -> Result<Kind, String> {
+        let text = i.opcode_text();
+        if text == UNSUPPORTED_OP {
+            let what = match i.operands.first() {
+                Some(Operand::Name(w)) => w.clone(),
+                _ => "an unsupported call".into(),
+            };
+            return Ok(Kind::Trap {
+                what,
+                unsupported: true,
+            });
+        }
+        let reg = |k: usize| -> Result<Src, String> {
+            match i.operands.get(k) {
+                Some(op) => self.src(op, 64, false),
+                None => Ok(Src::Imm(0)),
+            }
+        };
+        if text == PRINTF_OP {
+            return Ok(Kind::Printf {
+                ret: Some(self.dst(&i.operands[0])?),
+                format: reg(1)?,
+                args: reg(2)?,
+            });
+        }
+        if text == ASSERT_OP {
+            return Ok(Kind::AssertFail {
+                message: reg(0)?,
+                file: reg(1)?,
+                line: reg(2)?,
+            });
+        }
+        Err(format!("unknown pseudo-instruction `{text}`"))
     }
 
     fn pred_or_const(&self, op: &Operand) -> Result<PredSrcOrConst, String> {
@@ -640,7 +706,8 @@ impl Decoder {
 
     fn setp(&self, i: &ast::Instruction, mods: &[&str], ty: &str, bits: u8) -> Result<Kind, String> {
         let cmp_text = mods.first().copied().unwrap_or("");
-        let is_float = matches!(ty, "f32" | "f64");
+        let half = numeric::half_type(ty);
+        let is_float = matches!(ty, "f32" | "f64") || half.is_some();
         let unsigned_int = ty.starts_with('u') || ty.starts_with('b');
         let cmp = match cmp_text {
             "eq" => Cmp::Eq,
@@ -659,6 +726,24 @@ impl Decoder {
             "nan" if is_float => Cmp::Nan,
             other => return Err(format!("comparison `{other}` is not supported")),
         };
+        if let Some((bf16, x2)) = half {
+            let o = self.operands(i, 3)?;
+            let (d, d2) = match &o[0] {
+                Operand::PredPair(a, b) => (self.pred(a)?, Some(self.pred(b)?)),
+                Operand::Name(a) => (self.pred(a)?, None),
+                other => return Err(format!("setp destination {other:?} is not a predicate")),
+            };
+            let width = if x2 { 32 } else { 16 };
+            return Ok(Kind::HalfSetp {
+                cmp,
+                bf16,
+                x2,
+                d,
+                d2,
+                a: self.src(&o[1], width, false)?,
+                b: self.src(&o[2], width, false)?,
+            });
+        }
         let num_ty = match ty {
             "f32" => NumTy::F32,
             "f64" => NumTy::F64,
@@ -703,12 +788,30 @@ impl Decoder {
         if types.len() != 2 {
             return Err("cvt needs a destination and a source type".into());
         }
+        if matches!(types[0], "f16x2" | "bf16x2") {
+            // cvt.rn.f16x2.f32 d, a, b: two floats rounded into one packed register.
+            if types[1] != "f32" || !mods.contains(&"rn") {
+                return Err("only cvt.rn.f16x2.f32 / cvt.rn.bf16x2.f32 are supported for packed halves".into());
+            }
+            let o = self.operands(i, 3)?;
+            return Ok(Kind::Half {
+                op: HalfOp::CvtPack,
+                bf16: types[0] == "bf16x2",
+                x2: true,
+                ftz: false,
+                sat: mods.contains(&"sat"),
+                d: self.dst(&o[0])?,
+                a: self.src(&o[1], 32, true)?,
+                b: self.src(&o[2], 32, true)?,
+                c: Src::Imm(0),
+            });
+        }
         let num = |t: &str| -> Result<NumTy, String> {
             Ok(match t {
                 "f16" => NumTy::F16,
+                "bf16" => NumTy::BF16,
                 "f32" => NumTy::F32,
                 "f64" => NumTy::F64,
-                "bf16" => return Err("bf16 conversions are not supported".into()),
                 _ => NumTy::Int {
                     bits: type_bytes(t).unwrap() as u8 * 8,
                     signed: t.starts_with('s'),
@@ -731,7 +834,7 @@ impl Decoder {
         let o = self.operands(i, 2)?;
         let from_bits = match from {
             NumTy::Int { bits, .. } => bits,
-            NumTy::F16 => 16,
+            NumTy::F16 | NumTy::BF16 => 16,
             NumTy::F32 => 32,
             NumTy::F64 => 64,
         };

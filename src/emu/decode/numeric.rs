@@ -1,0 +1,204 @@
+//! Decoding of the arithmetic that learner kernels bring beyond the lessons' kernels: byte
+//! permutes, packed dot products, float classification, approximate transcendentals, and
+//! half precision (`__half`, `__nv_bfloat16` and their x2 forms).
+
+use super::Decoder;
+use crate::emu::ir::*;
+use crate::ptx::ast::{self, Operand};
+
+/// `.f16`, `.bf16`, `.f16x2`, `.bf16x2`: (bf16, x2).
+pub(super) fn half_type(ty: &str) -> Option<(bool, bool)> {
+    match ty {
+        "f16" => Some((false, false)),
+        "f16x2" => Some((false, true)),
+        "bf16" => Some((true, false)),
+        "bf16x2" => Some((true, true)),
+        _ => None,
+    }
+}
+
+impl Decoder {
+    pub(super) fn numeric(&self, i: &ast::Instruction, base: &str, mods: &[&str], ty: &str) -> Result<Kind, String> {
+        let has = |m: &str| mods.contains(&m);
+        let double = ty == "f64";
+        let bits = if double { 64 } else { 32 };
+        match base {
+            "prmt" => {
+                let mode = match mods.iter().find(|m| **m != "b32").copied() {
+                    None => PrmtMode::Default,
+                    Some("f4e") => PrmtMode::F4e,
+                    Some("b4e") => PrmtMode::B4e,
+                    Some("rc8") => PrmtMode::Rc8,
+                    Some("ecl") => PrmtMode::Ecl,
+                    Some("ecr") => PrmtMode::Ecr,
+                    Some("rc16") => PrmtMode::Rc16,
+                    Some(other) => return Err(format!("prmt mode `.{other}` is not supported")),
+                };
+                let o = self.operands(i, 4)?;
+                Ok(Kind::Prmt {
+                    mode,
+                    d: self.dst(&o[0])?,
+                    a: self.src(&o[1], 32, false)?,
+                    b: self.src(&o[2], 32, false)?,
+                    c: self.src(&o[3], 32, false)?,
+                })
+            }
+            "dp4a" | "dp2a" => {
+                // dp4a.atype.btype, dp2a.{lo,hi}.atype.btype
+                let types: Vec<&str> = mods.iter().copied().filter(|m| matches!(*m, "u32" | "s32")).collect();
+                if types.len() != 2 {
+                    return Err("dp4a/dp2a need two operand types".into());
+                }
+                let o = self.operands(i, 4)?;
+                Ok(Kind::Dp {
+                    four: base == "dp4a",
+                    hi: has("hi"),
+                    a_signed: types[0] == "s32",
+                    b_signed: types[1] == "s32",
+                    d: self.dst(&o[0])?,
+                    a: self.src(&o[1], 32, false)?,
+                    b: self.src(&o[2], 32, false)?,
+                    c: self.src(&o[3], 32, false)?,
+                })
+            }
+            "testp" => {
+                let op = if has("finite") {
+                    TestpOp::Finite
+                } else if has("infinite") {
+                    TestpOp::Infinite
+                } else if has("number") {
+                    TestpOp::Number
+                } else if has("notanumber") {
+                    TestpOp::NotANumber
+                } else if has("normal") {
+                    TestpOp::Normal
+                } else if has("subnormal") {
+                    TestpOp::Subnormal
+                } else {
+                    return Err("testp needs a test".into());
+                };
+                let o = self.operands(i, 2)?;
+                Ok(Kind::Testp {
+                    op,
+                    double,
+                    d: self.pred(super::name_of(&o[0])?)?,
+                    a: self.src(&o[1], bits, true)?,
+                })
+            }
+            "copysign" => {
+                let o = self.operands(i, 3)?;
+                Ok(Kind::Copysign {
+                    double,
+                    d: self.dst(&o[0])?,
+                    a: self.src(&o[1], bits, true)?,
+                    b: self.src(&o[2], bits, true)?,
+                })
+            }
+            "bfind" => {
+                let o = self.operands(i, 2)?;
+                let width = crate::ptx::type_bytes(ty).ok_or("bfind needs a type")? as u8 * 8;
+                Ok(Kind::Bfind {
+                    bits: width,
+                    signed: ty.starts_with('s'),
+                    shiftamt: has("shiftamt"),
+                    d: self.dst(&o[0])?,
+                    a: self.src(&o[1], width, false)?,
+                })
+            }
+            _ => Err("this instruction is not supported by the emulator".into()),
+        }
+    }
+
+    /// `ex2`, `lg2`, `sin`, `cos`, `tanh`, and the `.approx` forms of `rcp`, `sqrt`, `rsqrt`,
+    /// `div` (and `div.full`).
+    pub(super) fn approx(&self, i: &ast::Instruction, base: &str, mods: &[&str], ty: &str) -> Result<Kind, String> {
+        let double = ty == "f64";
+        if !matches!(ty, "f32" | "f64") {
+            return Err(format!("`{base}` on `.{ty}` is not supported"));
+        }
+        let op = match base {
+            "ex2" => ApproxOp::Ex2,
+            "lg2" => ApproxOp::Lg2,
+            "sin" => ApproxOp::Sin,
+            "cos" => ApproxOp::Cos,
+            "tanh" => ApproxOp::Tanh,
+            "rcp" => ApproxOp::Rcp,
+            "sqrt" => ApproxOp::Sqrt,
+            "rsqrt" => ApproxOp::Rsqrt,
+            "div" => ApproxOp::Div,
+            _ => return Err("not an approximate operation".into()),
+        };
+        let bits = if double { 64 } else { 32 };
+        let ftz = mods.contains(&"ftz");
+        if op == ApproxOp::Div {
+            let o = self.operands(i, 3)?;
+            return Ok(Kind::FApprox {
+                op,
+                double,
+                ftz,
+                d: self.dst(&o[0])?,
+                a: self.src(&o[1], bits, true)?,
+                b: self.src(&o[2], bits, true)?,
+            });
+        }
+        let o = self.operands(i, 2)?;
+        Ok(Kind::FApprox {
+            op,
+            double,
+            ftz,
+            d: self.dst(&o[0])?,
+            a: self.src(&o[1], bits, true)?,
+            b: Src::Imm(0),
+        })
+    }
+
+    /// Arithmetic and comparisons on f16 / bf16 (scalar or x2).
+    pub(super) fn half(&self, i: &ast::Instruction, base: &str, mods: &[&str], ty: &str) -> Result<Kind, String> {
+        let (bf16, x2) = half_type(ty).ok_or("not a half type")?;
+        let width = if x2 { 32 } else { 16 };
+        let has = |m: &str| mods.contains(&m);
+        for m in mods {
+            if half_type(m).is_none() && !matches!(*m, "rn" | "ftz" | "sat" | "NaN") {
+                return Err(format!("modifier `.{m}` is not supported on half precision"));
+            }
+        }
+        if base == "setp" {
+            return Err("unreachable: half setp is decoded with setp".into());
+        }
+        let op = match base {
+            "add" => HalfOp::Add,
+            "sub" => HalfOp::Sub,
+            "mul" => HalfOp::Mul,
+            "fma" => HalfOp::Fma,
+            "min" => HalfOp::Min,
+            "max" => HalfOp::Max,
+            "neg" => HalfOp::Neg,
+            "abs" => HalfOp::Abs,
+            _ => return Err(format!("`{base}` on half precision is not supported")),
+        };
+        let count = match op {
+            HalfOp::Neg | HalfOp::Abs => 2,
+            HalfOp::Fma => 4,
+            _ => 3,
+        };
+        let o = self.operands(i, count)?;
+        let src = |k: usize| -> Result<Src, String> {
+            match o.get(k) {
+                Some(Operand::Name(_)) | Some(Operand::Int(_)) => self.src(&o[k], width, false),
+                Some(other) => Err(format!("unsupported half-precision operand {other:?}")),
+                None => Ok(Src::Imm(0)),
+            }
+        };
+        Ok(Kind::Half {
+            op,
+            bf16,
+            x2,
+            ftz: has("ftz"),
+            sat: has("sat"),
+            d: self.dst(&o[0])?,
+            a: src(1)?,
+            b: src(2)?,
+            c: src(3)?,
+        })
+    }
+}

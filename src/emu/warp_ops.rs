@@ -1,0 +1,210 @@
+//! Warp-level instructions: shuffles, votes, matches, reductions, `activemask` and
+//! `__syncwarp`, with the member-mask rules of the `.sync` forms.
+//!
+//! A `.sync` instruction waits, on the hardware, until every non-exited thread named in its
+//! member mask executes it. The emulator runs a warp's converged lanes together, so it
+//! needs those threads to be executing it in the same step; a thread named in the mask that
+//! is on another path (a divergent branch) is reported as a fault on the line rather than
+//! guessed at. Lanes that have exited are read as they were (their registers keep their
+//! last values; the hardware leaves such reads undefined).
+
+use super::block::BlockRunner;
+use super::fault::{EmuFault, EmuFaultKind};
+use super::ir::*;
+use super::warp::Warp;
+
+impl BlockRunner<'_> {
+    pub(super) fn warp_op(&mut self, warp: &mut Warp, pc: usize, m: u32) -> Result<(), EmuFault> {
+        let inst = &self.prog.insts[pc];
+        if self.cfg.lanes_per_warp != 32 {
+            return Err(self.fault(
+                EmuFaultKind::Unsupported {
+                    what: "warp-level instructions in a run with fewer than 32 lanes per warp".into(),
+                },
+                Some(pc as u32),
+                None,
+            ));
+        }
+        let mask_src = match &inst.kind {
+            Kind::Shfl { mask, .. }
+            | Kind::Vote { mask, .. }
+            | Kind::Match { mask, .. }
+            | Kind::Redux { mask, .. }
+            | Kind::WarpSync { mask } => Some(*mask),
+            _ => None,
+        };
+        let members = match mask_src {
+            Some(src) => {
+                let mask = self.read(warp, src)[m.trailing_zeros() as usize] as u32;
+                self.check_members(warp, pc, m, mask)?;
+                mask & m
+            }
+            None => m,
+        };
+        match inst.kind.clone() {
+            Kind::Shfl {
+                mode, d, p, a, b, c, ..
+            } => {
+                let (a, b, c) = (self.read(warp, a), self.read(warp, b), self.read(warp, c));
+                let mut value = [0u64; 32];
+                let mut valid = 0u32;
+                for l in 0..32usize {
+                    if (m >> l) & 1 == 0 {
+                        continue;
+                    }
+                    let lane = l as i32;
+                    let bval = (b[l] & 0x1f) as i32;
+                    let cval = (c[l] & 0x1f) as i32;
+                    let segmask = ((c[l] >> 8) & 0x1f) as i32;
+                    let max_lane = (lane & segmask) | (cval & !segmask);
+                    let min_lane = lane & segmask;
+                    let (j, ok) = match mode {
+                        ShflMode::Up => (lane - bval, lane - bval >= max_lane),
+                        ShflMode::Down => (lane + bval, lane + bval <= max_lane),
+                        ShflMode::Bfly => (lane ^ bval, (lane ^ bval) <= max_lane),
+                        ShflMode::Idx => {
+                            let j = min_lane | (bval & !segmask);
+                            (j, j <= max_lane)
+                        }
+                    };
+                    let source = if ok { j as usize } else { l };
+                    value[l] = a[source & 31];
+                    if ok {
+                        valid |= 1 << l;
+                    }
+                }
+                warp.write_lanes(d, m, |l| value[l] & 0xFFFF_FFFF);
+                if let Some(p) = p {
+                    warp.write_pred(p, m, valid);
+                }
+            }
+            Kind::Vote { mode, d, a, .. } => {
+                let pv = warp.preds[a.reg as usize] ^ if a.negate { u32::MAX } else { 0 };
+                let set = pv & members;
+                match (mode, d) {
+                    (VoteMode::Ballot, VoteDst::Reg(r)) => warp.write_lanes(r, m, |_| set as u64),
+                    (VoteMode::All, VoteDst::Pred(p)) => {
+                        warp.write_pred(p, m, if set == members { u32::MAX } else { 0 })
+                    }
+                    (VoteMode::Any, VoteDst::Pred(p)) => warp.write_pred(p, m, if set != 0 { u32::MAX } else { 0 }),
+                    (VoteMode::Uni, VoteDst::Pred(p)) => {
+                        let uniform = set == 0 || set == members;
+                        warp.write_pred(p, m, if uniform { u32::MAX } else { 0 })
+                    }
+                    _ => unreachable!("decoder pairs ballot with a register, the rest with a predicate"),
+                }
+            }
+            Kind::Match { all, d, p, a, bits, .. } => {
+                let a = self.read(warp, a);
+                let value = |l: usize| a[l] & super::alu::mask(bits);
+                let mut result = [0u64; 32];
+                let mut pbits = 0u32;
+                let first = members.trailing_zeros() as usize;
+                let all_same = (0..32).all(|l| (members >> l) & 1 == 0 || value(l) == value(first));
+                for (l, slot) in result.iter_mut().enumerate() {
+                    if (m >> l) & 1 == 0 {
+                        continue;
+                    }
+                    if all {
+                        *slot = if all_same { members as u64 } else { 0 };
+                        if all_same {
+                            pbits |= 1 << l;
+                        }
+                    } else {
+                        *slot = (0..32)
+                            .filter(|&k| (members >> k) & 1 != 0 && value(k) == value(l))
+                            .fold(0u64, |acc, k| acc | 1 << k);
+                    }
+                }
+                warp.write_lanes(d, m, |l| result[l]);
+                if let Some(p) = p {
+                    warp.write_pred(p, m, pbits);
+                }
+            }
+            Kind::Activemask { d } => warp.write_lanes(d, m, |_| m as u64),
+            Kind::Redux { op, signed, d, a, .. } => {
+                let a = self.read(warp, a);
+                let lanes = (0..32usize).filter(|&l| (members >> l) & 1 != 0);
+                let v = |l: usize| a[l] & 0xFFFF_FFFF;
+                let result = match op {
+                    ReduxOp::Add => lanes.fold(0u32, |acc, l| acc.wrapping_add(v(l) as u32)) as u64,
+                    ReduxOp::And => lanes.fold(u32::MAX, |acc, l| acc & v(l) as u32) as u64,
+                    ReduxOp::Or => lanes.fold(0, |acc, l| acc | v(l) as u32) as u64,
+                    ReduxOp::Xor => lanes.fold(0, |acc, l| acc ^ v(l) as u32) as u64,
+                    ReduxOp::Min if signed => lanes.map(|l| v(l) as u32 as i32).min().unwrap_or(0) as u32 as u64,
+                    ReduxOp::Max if signed => lanes.map(|l| v(l) as u32 as i32).max().unwrap_or(0) as u32 as u64,
+                    ReduxOp::Min => lanes.map(v).min().unwrap_or(0),
+                    ReduxOp::Max => lanes.map(v).max().unwrap_or(0),
+                };
+                warp.write_lanes(d, m, |_| result);
+            }
+            Kind::WarpSync { .. } => {}
+            _ => unreachable!("not a warp-level instruction"),
+        }
+        Ok(())
+    }
+
+    /// The member-mask rules: the executing threads must be in the mask, and the mask's
+    /// other threads that have not exited must be executing with them.
+    fn check_members(&self, warp: &Warp, pc: usize, m: u32, mask: u32) -> Result<(), EmuFault> {
+        let inst = &self.prog.insts[pc];
+        let name = warp_call_name(&inst.kind);
+        let outside = m & !mask;
+        if outside != 0 {
+            let lane = outside.trailing_zeros();
+            return Err(self.fault(
+                EmuFaultKind::WarpSync {
+                    reason: format!(
+                        "{name} is executed by a thread that its member mask {mask:#010x} does not name (lane {lane}); CUDA leaves that undefined"
+                    ),
+                },
+                Some(pc as u32),
+                Some((warp, lane)),
+            ));
+        }
+        let elsewhere = mask & !m & warp.live();
+        if elsewhere != 0 {
+            let lane = elsewhere.trailing_zeros() as usize;
+            let other = [warp.tid[0][lane], warp.tid[1][lane], warp.tid[2][lane]];
+            return Err(self.fault(
+                EmuFaultKind::WarpSync {
+                    reason: format!(
+                        "{name} with member mask {mask:#010x} names thread ({},{},{}) (lane {lane}), which has not exited but is on another path of a divergent branch: every thread named in the mask must execute the call together (move it out of the branch, or pass __activemask() / a mask of the threads that take the branch)",
+                        other[0], other[1], other[2]
+                    ),
+                },
+                Some(pc as u32),
+                Some((warp, m.trailing_zeros())),
+            ));
+        }
+        Ok(())
+    }
+}
+
+/// The CUDA call a warp-level instruction comes from, for messages.
+fn warp_call_name(kind: &Kind) -> &'static str {
+    match kind {
+        Kind::Shfl { mode: ShflMode::Up, .. } => "__shfl_up_sync",
+        Kind::Shfl {
+            mode: ShflMode::Down, ..
+        } => "__shfl_down_sync",
+        Kind::Shfl {
+            mode: ShflMode::Bfly, ..
+        } => "__shfl_xor_sync",
+        Kind::Shfl { .. } => "__shfl_sync",
+        Kind::Vote {
+            mode: VoteMode::Ballot, ..
+        } => "__ballot_sync",
+        Kind::Vote {
+            mode: VoteMode::All, ..
+        } => "__all_sync",
+        Kind::Vote {
+            mode: VoteMode::Any, ..
+        } => "__any_sync",
+        Kind::Vote { .. } => "__uni_sync",
+        Kind::Match { all: true, .. } => "__match_all_sync",
+        Kind::Match { .. } => "__match_any_sync",
+        Kind::Redux { .. } => "__reduce_*_sync",
+        _ => "__syncwarp",
+    }
+}
