@@ -136,6 +136,44 @@ impl Barriers {
     }
 }
 
+/// Paths that wait at a warp-level call for threads that can never get there.
+pub fn warp_sync_deadlock(warps: &[Warp], insts: &[super::ir::Inst]) -> Option<Deadlock> {
+    for w in warps {
+        for p in &w.parked {
+            let Some(wait) = p.wait.filter(|w| w.id == super::warp::WARP_SYNC) else {
+                continue;
+            };
+            let name = super::warp_ops::warp_call_name(&insts[wait.pc as usize].kind);
+            let lanes = w.live() & !p.lanes();
+            let lane = lanes.trailing_zeros() as usize;
+            let elsewhere = w
+                .parked
+                .iter()
+                .find(|q| q.lanes() & (1 << lane.min(31)) != 0)
+                .and_then(|q| q.wait)
+                .map_or("is elsewhere".to_string(), |q| {
+                    let line = insts[q.pc as usize].line;
+                    if q.id == super::warp::WARP_SYNC {
+                        format!("waits at another warp-level call (line {line})")
+                    } else {
+                        format!("waits at __syncthreads() (line {line})")
+                    }
+                });
+            return Some(Deadlock {
+                description: format!(
+                    "deadlock: {name} (line {}) waits for thread ({},{},{}) named in its member mask, which {elsewhere}",
+                    insts[wait.pc as usize].line,
+                    w.tid[0][lane.min(31)],
+                    w.tid[1][lane.min(31)],
+                    w.tid[2][lane.min(31)]
+                ),
+                pc: wait.pc,
+            });
+        }
+    }
+    None
+}
+
 fn write_result(warp: &mut Warp, d: VoteDst, lanes: u32, value: u64) {
     match d {
         VoteDst::Reg(r) => {

@@ -8,7 +8,7 @@ use super::ir::*;
 use super::memory::{GlobalMemory, LOCAL_WINDOW, SHARED_WINDOW};
 use super::shared::SharedMemory;
 use super::stats::{LaunchStats, RawFinding};
-use super::warp::{BarrierWait, FULL, Frame, Warp, WarpState};
+use super::warp::{BarrierWait, FULL, Frame, WARP_SYNC, Warp, WarpState};
 use crate::backend::CancelFlag;
 use crate::backend::FindingKind;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -151,7 +151,11 @@ impl<'a> BlockRunner<'a> {
                 self.note_divergent_barrier(warps, m);
             }
             if !released {
-                if let Some(deadlock) = self.barriers.deadlock(warps) {
+                if let Some(deadlock) = self
+                    .barriers
+                    .deadlock(warps)
+                    .or_else(|| super::barrier::warp_sync_deadlock(warps, &self.prog.insts))
+                {
                     let lane = warps.iter().find(|w| w.state == WarpState::AtBarrier);
                     let place = lane.map(|w| (w, w.lanes_waiting_at_any().trailing_zeros()));
                     return Err(self.fault(
@@ -201,7 +205,7 @@ impl<'a> BlockRunner<'a> {
         let insts = &self.prog.insts;
         loop {
             let Some(&top) = warp.stack.last() else {
-                if warp.resume_ready_path() {
+                if warp.resume_ready_path() || self.resolve_warp_sync(warp)? {
                     continue;
                 }
                 return Ok(if warp.parked.is_empty() {
@@ -310,13 +314,26 @@ impl<'a> BlockRunner<'a> {
                         warp.stack[top_index].pc += 1;
                         continue;
                     }
-                    warp.park_at_barrier(
+                    warp.park(
                         eff,
                         BarrierWait {
                             id: id_value as u8,
                             pc: pc as u32,
                         },
+                        pc as u32 + 1,
                     );
+                }
+                Kind::Shfl { .. } | Kind::Vote { .. } | Kind::Match { .. } | Kind::Redux { .. } if eff != 0 => {
+                    if self.warp_op(warp, pc, eff)? {
+                        warp.stack[top_index].pc += 1;
+                    } else {
+                        // Threads the mask names are on another path: wait for them.
+                        let wait = BarrierWait {
+                            id: WARP_SYNC,
+                            pc: pc as u32,
+                        };
+                        warp.park(eff, wait, pc as u32);
+                    }
                 }
                 _ => {
                     if eff != 0 {
@@ -689,7 +706,9 @@ impl<'a> BlockRunner<'a> {
             | Kind::Match { .. }
             | Kind::Activemask { .. }
             | Kind::Redux { .. }
-            | Kind::WarpSync { .. } => self.warp_op(warp, pc, m)?,
+            | Kind::WarpSync { .. } => {
+                self.warp_op(warp, pc, m)?;
+            }
             Kind::Prmt { .. }
             | Kind::Dp { .. }
             | Kind::Testp { .. }

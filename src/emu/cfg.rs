@@ -58,49 +58,71 @@ pub fn reconvergence_points(insts: &[Inst]) -> Vec<u32> {
         })
         .collect();
 
-    // Post-dominator sets as bitsets, iterated to a fixed point.
-    let words = (blocks + 1).div_ceil(64);
-    let full = vec![u64::MAX; words];
-    let mut pdom: Vec<Vec<u64>> = vec![full; blocks + 1];
-    pdom[exit] = vec![0; words];
-    set(&mut pdom[exit], exit);
+    // Immediate post-dominators by Cooper, Harvey and Kennedy's iterative algorithm on the
+    // reversed graph: linear per pass, so kernels with many inlined calls stay fast.
+    let mut predecessors: Vec<Vec<usize>> = vec![Vec::new(); blocks + 1];
+    for (b, succ) in successors.iter().enumerate() {
+        for &s in succ {
+            predecessors[s].push(b);
+        }
+    }
+    // Postorder of the reversed graph from the exit (iterative DFS).
+    const NONE: usize = usize::MAX;
+    let mut order = vec![NONE; blocks + 1];
+    let mut postorder = Vec::with_capacity(blocks + 1);
+    let mut visited = vec![false; blocks + 1];
+    let mut stack = vec![(exit, 0usize)];
+    visited[exit] = true;
+    while let Some(&mut (node, ref mut next)) = stack.last_mut() {
+        if let Some(&p) = predecessors[node].get(*next) {
+            *next += 1;
+            if !visited[p] {
+                visited[p] = true;
+                stack.push((p, 0));
+            }
+        } else {
+            order[node] = postorder.len();
+            postorder.push(node);
+            stack.pop();
+        }
+    }
+    let mut ipdom = vec![NONE; blocks + 1];
+    ipdom[exit] = exit;
     let mut changed = true;
     while changed {
         changed = false;
-        for b in (0..blocks).rev() {
-            let mut next = vec![u64::MAX; words];
+        for &b in postorder.iter().rev().filter(|&&b| b != exit) {
+            let mut new = NONE;
             for &s in &successors[b] {
-                for (w, word) in next.iter_mut().enumerate() {
-                    *word &= pdom[s][w];
+                if ipdom[s] == NONE {
+                    continue;
                 }
+                new = if new == NONE {
+                    s
+                } else {
+                    let (mut x, mut y) = (s, new);
+                    while x != y {
+                        while order[x] < order[y] {
+                            x = ipdom[x];
+                        }
+                        while order[y] < order[x] {
+                            y = ipdom[y];
+                        }
+                    }
+                    x
+                };
             }
-            set(&mut next, b);
-            if next != pdom[b] {
-                pdom[b] = next;
+            if new != NONE && ipdom[b] != new {
+                ipdom[b] = new;
                 changed = true;
             }
         }
     }
-
     let ipdom_start: Vec<u32> = (0..blocks)
-        .map(|b| {
-            // The strict post-dominator whose own set is exactly ours minus us.
-            let mut strict = pdom[b].clone();
-            strict[b / 64] &= !(1u64 << (b % 64));
-            let candidate = (0..=blocks).find(|&d| has(&strict, d) && pdom[d] == strict);
-            match candidate {
-                Some(d) if d != exit => starts[d] as u32,
-                _ => EXIT,
-            }
+        .map(|b| match ipdom[b] {
+            d if d == NONE || d == exit => EXIT,
+            d => starts[d] as u32,
         })
         .collect();
     (0..n).map(|pc| ipdom_start[block_of[pc]]).collect()
-}
-
-fn set(bits: &mut [u64], i: usize) {
-    bits[i / 64] |= 1u64 << (i % 64);
-}
-
-fn has(bits: &[u64], i: usize) -> bool {
-    bits.get(i / 64).is_some_and(|w| w & (1u64 << (i % 64)) != 0)
 }

@@ -21,7 +21,11 @@ pub enum WarpState {
     Done,
 }
 
-/// Where a parked path waits: block barrier `id`, reached at instruction `pc`.
+/// The `BarrierWait::id` of a path waiting for the rest of its warp at a warp-level `.sync`
+/// instruction (not a block barrier).
+pub const WARP_SYNC: u8 = u8::MAX;
+
+/// Where a parked path waits: block barrier `id` (or [`WARP_SYNC`]), reached at `pc`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct BarrierWait {
     pub id: u8,
@@ -81,9 +85,13 @@ impl Warp {
 
     /// Prepares the warp to run threads `first..first + lanes` of a block of `dims`.
     pub fn reset(&mut self, index: u32, first: u32, lanes: u32, threads: u32, dims: [u32; 3]) {
-        self.vals.fill(0);
+        // Value registers are not cleared between blocks: NVRTC's PTX writes a register before
+        // reading it, and a kernel with many inlined calls has thousands of registers, which
+        // clearing per block made the bulk of the run time. Predicates are few; clear them.
         self.preds.fill(0);
-        self.local.fill(0);
+        // Local memory is not cleared between blocks (it is undefined on a GPU too): with
+        // inlined calls it can be many kilobytes per lane, and clearing it per block
+        // dominated the run time of kernels that call functions.
         self.valid = 0;
         for lane in 0..32u32 {
             let t = first + lane;
@@ -134,16 +142,16 @@ impl Warp {
         }
     }
 
-    /// Parks the active path's `lanes` at barrier `wait`, to resume at `pc + 1` once it is
-    /// released; the rest of the active path runs on without them.
-    pub fn park_at_barrier(&mut self, lanes: u32, wait: BarrierWait) {
+    /// Parks the active path's `lanes` at `wait`, to resume at `resume` once released; the
+    /// rest of the active path runs on without them.
+    pub fn park(&mut self, lanes: u32, wait: BarrierWait, resume: u32) {
         let whole =
             self.stack.last().is_some_and(|top| top.mask == lanes) && self.stack.iter().all(|f| f.mask & !lanes == 0);
         if whole {
             // The usual case: the whole path waits; move its stack, no copy.
             let mut stack = std::mem::take(&mut self.stack);
             if let Some(top) = stack.last_mut() {
-                top.pc = wait.pc + 1;
+                top.pc = resume;
             }
             self.parked.push(Path {
                 stack,
@@ -160,7 +168,7 @@ impl Warp {
             })
             .collect();
         if let Some(top) = stack.last_mut() {
-            top.pc = wait.pc + 1;
+            top.pc = resume;
         }
         self.parked.push(Path {
             stack,

@@ -2,19 +2,24 @@
 //! `__syncwarp`, with the member-mask rules of the `.sync` forms.
 //!
 //! A `.sync` instruction waits, on the hardware, until every non-exited thread named in its
-//! member mask executes it. The emulator runs a warp's converged lanes together, so it
-//! needs those threads to be executing it in the same step; a thread named in the mask that
-//! is on another path (a divergent branch) is reported as a fault on the line rather than
-//! guessed at. Lanes that have exited are read as they were (their registers keep their
-//! last values; the hardware leaves such reads undefined).
+//! member mask executes it. The emulator does the same: when threads the mask names are on
+//! another path (they have not exited, they are at a reconvergence point or in the other
+//! side of a branch), the executing lanes park at the instruction and the warp's other
+//! paths run on; once every named thread has exited or waits at the same instruction, the
+//! waiting paths merge and execute it together. A thread that can never arrive (it waits at
+//! a block barrier or another warp-level call) is a deadlock, reported with both lines.
+//! Lanes that have exited are read as they were (their registers keep their last values;
+//! the hardware leaves such reads undefined).
 
 use super::block::BlockRunner;
 use super::fault::{EmuFault, EmuFaultKind};
 use super::ir::*;
-use super::warp::Warp;
+use super::warp::{WARP_SYNC, Warp};
 
 impl BlockRunner<'_> {
-    pub(super) fn warp_op(&mut self, warp: &mut Warp, pc: usize, m: u32) -> Result<(), EmuFault> {
+    /// Executes the warp-level instruction at `pc` for lanes `m`; false when it must wait for
+    /// threads on another path first (nothing was executed).
+    pub(super) fn warp_op(&mut self, warp: &mut Warp, pc: usize, m: u32) -> Result<bool, EmuFault> {
         let inst = &self.prog.insts[pc];
         if self.cfg.lanes_per_warp != 32 {
             return Err(self.fault(
@@ -36,7 +41,10 @@ impl BlockRunner<'_> {
         let members = match mask_src {
             Some(src) => {
                 let mask = self.read(warp, src)[m.trailing_zeros() as usize] as u32;
-                self.check_members(warp, pc, m, mask)?;
+                let ready = self.check_members(warp, pc, m, mask)?;
+                if !ready && !matches!(inst.kind, Kind::WarpSync { .. }) {
+                    return Ok(false);
+                }
                 mask & m
             }
             None => m,
@@ -141,12 +149,75 @@ impl BlockRunner<'_> {
             Kind::WarpSync { .. } => {}
             _ => unreachable!("not a warp-level instruction"),
         }
-        Ok(())
+        Ok(true)
     }
 
-    /// The member-mask rules: the executing threads must be in the mask, and the mask's
-    /// other threads that have not exited must be executing with them.
-    fn check_members(&self, warp: &Warp, pc: usize, m: u32, mask: u32) -> Result<(), EmuFault> {
+    /// With no path of the warp ready: lets the paths waiting at one warp-level instruction
+    /// go on when every thread its mask names has exited or waits there too (merging them
+    /// into one path). True when a path was made ready.
+    pub(super) fn resolve_warp_sync(&self, warp: &mut Warp) -> Result<bool, EmuFault> {
+        let waiting_pcs: Vec<u32> = warp
+            .parked
+            .iter()
+            .filter_map(|p| p.wait.filter(|w| w.id == WARP_SYNC).map(|w| w.pc))
+            .collect();
+        for pc in waiting_pcs {
+            let at_pc = |p: &super::warp::Path| p.wait.is_some_and(|w| w.id == WARP_SYNC && w.pc == pc);
+            let waiting = warp.parked.iter().filter(|p| at_pc(p)).fold(0u32, |m, p| m | p.lanes());
+            let mask = match &self.prog.insts[pc as usize].kind {
+                Kind::Shfl { mask, .. }
+                | Kind::Vote { mask, .. }
+                | Kind::Match { mask, .. }
+                | Kind::Redux { mask, .. } => self.read(warp, *mask)[waiting.trailing_zeros() as usize] as u32,
+                _ => continue,
+            };
+            if mask & warp.live() & !waiting != 0 {
+                continue;
+            }
+            // Merge every path waiting here into the first one (paths split from one stack
+            // have the same frames; lanes are OR-ed frame by frame).
+            let mut paths: Vec<super::warp::Path> = Vec::new();
+            let mut i = 0;
+            while i < warp.parked.len() {
+                if at_pc(&warp.parked[i]) {
+                    paths.push(warp.parked.swap_remove(i));
+                } else {
+                    i += 1;
+                }
+            }
+            let mut merged = paths.remove(0);
+            for other in paths {
+                let same_shape = other.stack.len() == merged.stack.len()
+                    && other
+                        .stack
+                        .iter()
+                        .zip(&merged.stack)
+                        .all(|(a, b)| a.pc == b.pc && a.rpc == b.rpc);
+                if !same_shape {
+                    let lane = other.lanes().trailing_zeros();
+                    return Err(self.fault(
+                        EmuFaultKind::Unsupported {
+                            what: "a warp-level call reached by threads of one warp from differently nested branches"
+                                .into(),
+                        },
+                        Some(pc),
+                        Some((warp, lane)),
+                    ));
+                }
+                for (a, b) in merged.stack.iter_mut().zip(&other.stack) {
+                    a.mask |= b.mask;
+                }
+            }
+            merged.wait = None;
+            warp.parked.push(merged);
+            return Ok(warp.resume_ready_path());
+        }
+        Ok(false)
+    }
+
+    /// The member-mask rules: the executing threads must be in the mask; false when the
+    /// mask names threads that have not exited and are not executing with them (wait).
+    fn check_members(&self, warp: &Warp, pc: usize, m: u32, mask: u32) -> Result<bool, EmuFault> {
         let inst = &self.prog.insts[pc];
         let name = warp_call_name(&inst.kind);
         let outside = m & !mask;
@@ -162,27 +233,12 @@ impl BlockRunner<'_> {
                 Some((warp, lane)),
             ));
         }
-        let elsewhere = mask & !m & warp.live();
-        if elsewhere != 0 {
-            let lane = elsewhere.trailing_zeros() as usize;
-            let other = [warp.tid[0][lane], warp.tid[1][lane], warp.tid[2][lane]];
-            return Err(self.fault(
-                EmuFaultKind::WarpSync {
-                    reason: format!(
-                        "{name} with member mask {mask:#010x} names thread ({},{},{}) (lane {lane}), which has not exited but is on another path of a divergent branch: every thread named in the mask must execute the call together (move it out of the branch, or pass __activemask() / a mask of the threads that take the branch)",
-                        other[0], other[1], other[2]
-                    ),
-                },
-                Some(pc as u32),
-                Some((warp, m.trailing_zeros())),
-            ));
-        }
-        Ok(())
+        Ok(mask & !m & warp.live() == 0)
     }
 }
 
 /// The CUDA call a warp-level instruction comes from, for messages.
-fn warp_call_name(kind: &Kind) -> &'static str {
+pub(super) fn warp_call_name(kind: &Kind) -> &'static str {
     match kind {
         Kind::Shfl { mode: ShflMode::Up, .. } => "__shfl_up_sync",
         Kind::Shfl {

@@ -19,10 +19,12 @@ use super::ast::{Function, Instruction, Operand, RegDecl, Space, Statement, Vari
 use super::parser::PtxError;
 use std::collections::{HashMap, HashSet};
 
-/// Nested calls unrolled (a recursion deeper than this stops the run when it gets there).
+/// Nested calls unrolled at most (a recursion deeper than this stops the run when it gets
+/// there). A recursion that calls itself more than once per level is unrolled less deep, so
+/// that the flattened kernel stays under [`MAX_INSTRUCTIONS`].
 pub const MAX_CALL_DEPTH: usize = 12;
-/// Instructions the flattened kernel may have; calls past it are not inlined.
-pub const MAX_INSTRUCTIONS: usize = 200_000;
+/// Instructions the flattened kernel may have.
+pub const MAX_INSTRUCTIONS: usize = 10_000;
 
 /// Opcode of the pseudo-instruction that faults with its operand's text when executed.
 pub const UNSUPPORTED_OP: &str = "haloscope.unsupported";
@@ -38,19 +40,29 @@ pub fn inline_calls(module: &Module, entry: &Function) -> Result<Function, PtxEr
     if !has_call {
         return Ok(entry.clone());
     }
-    let mut inliner = Inliner {
-        module,
-        out: Function {
-            body: Vec::new(),
-            ..entry.clone()
-        },
-        next_instance: 0,
-        slot_names: HashSet::new(),
-        shared_seen: entry.vars.iter().map(|v| v.name.clone()).collect(),
-    };
-    let mut names = Names::default();
-    inliner.emit_body(entry, &mut names, 0)?;
-    Ok(inliner.out)
+    // The deepest unrolling that fits: every call site is unrolled to the same depth, so no
+    // shallow call is cut off because a deep chain used the instruction budget first.
+    let mut depth = MAX_CALL_DEPTH;
+    loop {
+        let mut inliner = Inliner {
+            module,
+            out: Function {
+                body: Vec::new(),
+                ..entry.clone()
+            },
+            next_instance: 0,
+            slot_names: HashSet::new(),
+            shared_seen: entry.vars.iter().map(|v| v.name.clone()).collect(),
+            max_depth: depth,
+            too_large: false,
+        };
+        let mut names = Names::default();
+        inliner.emit_body(entry, &mut names, 0)?;
+        if !inliner.too_large || depth == 1 {
+            return Ok(inliner.out);
+        }
+        depth -= 1;
+    }
 }
 
 struct Inliner<'m> {
@@ -61,6 +73,10 @@ struct Inliner<'m> {
     slot_names: HashSet<String>,
     /// `.shared` variables already declared (a function-scope shared array is one per block).
     shared_seen: HashSet<String>,
+    /// Calls nested deeper than this are not unrolled.
+    max_depth: usize,
+    /// The flattened body passed [`MAX_INSTRUCTIONS`] (try a shallower unrolling).
+    too_large: bool,
 }
 
 /// How the names of one inlined body map to the flattened kernel's names.
@@ -163,6 +179,9 @@ impl Inliner<'_> {
     }
 
     fn call(&mut self, call: &Instruction, names: &Names, depth: usize) -> Result<(), PtxError> {
+        if self.too_large {
+            return Ok(()); // this attempt is abandoned for a shallower one
+        }
         let ops = &call.operands;
         let (returns, callee, args) = match ops.first() {
             Some(Operand::List(r)) => (r.clone(), ops.get(1), ops.get(2)),
@@ -207,13 +226,15 @@ impl Inliner<'_> {
             )));
             return Ok(());
         };
-        if depth >= MAX_CALL_DEPTH {
+        if depth >= self.max_depth {
             self.out.body.push(unsupported(format!(
-                "a call to `{callee}` nested more than {MAX_CALL_DEPTH} deep (recursion is unrolled to that depth)"
+                "a call to `{callee}` nested more than {} deep (the emulator unrolls recursion to that depth)",
+                self.max_depth
             )));
             return Ok(());
         }
         if self.instructions() + body.body.len() > MAX_INSTRUCTIONS {
+            self.too_large = true;
             self.out.body.push(unsupported(format!(
                 "a call to `{callee}`: the kernel with its calls inlined would pass {MAX_INSTRUCTIONS} instructions"
             )));
