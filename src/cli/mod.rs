@@ -52,6 +52,8 @@ pub enum Command {
     },
     /// Show what haloscope found: NVRTC, driver, GPU, CUPTI.
     Doctor,
+    /// List the PTX instruction forms the emulator runs and those it does not.
+    EmulatorCoverage,
     /// Launch a kernel on the GPU with no profiler attached (for `ncu` comparisons).
     #[command(hide = true)]
     Launch {
@@ -141,6 +143,7 @@ pub fn main_with(cli: Cli) -> i32 {
             command: LessonCommand::Check { dir, no_run },
         }) => lessons::check(&dir, no_run),
         Some(Command::Doctor) => doctor::doctor(),
+        Some(Command::EmulatorCoverage) => emulator_coverage(),
         Some(Command::Compile {
             lesson,
             kernel,
@@ -157,6 +160,19 @@ pub fn main_with(cli: Cli) -> i32 {
         Some(Command::Gui(args)) => gui(course_dir, args),
         None => gui(course_dir, GuiArgs::default()),
     }
+}
+
+fn emulator_coverage() -> i32 {
+    let rows = crate::emu::coverage::coverage();
+    let supported = rows.iter().filter(|r| r.2.is_none()).count();
+    for (group, text, why) in &rows {
+        match why {
+            None => println!("yes  {group:<8} {text}"),
+            Some(why) => println!("no   {group:<8} {text}    -- {why}"),
+        }
+    }
+    println!("{supported} of {} instruction forms supported", rows.len());
+    0
 }
 
 fn gui(course_dir: PathBuf, args: GuiArgs) -> i32 {

@@ -305,7 +305,7 @@ fn finding(prog: &Program, f: &RawFinding) -> Finding {
                 format!(" thread ({ox},{oy},{oz}) at line {other_line},")
             });
             format!(
-                "line {line}: threads of block ({},{},{}) completed one barrier through different __syncthreads() calls: thread ({tx},{ty},{tz}) at line {line},{other}                  others elsewhere. It completes on sm_70 and later, but CUDA leaves it undefined: make every thread reach the same __syncthreads()",
+                "line {line}: threads of block ({},{},{}) completed one barrier through different __syncthreads() calls: thread ({tx},{ty},{tz}) at line {line},{other} and maybe others. It completes on sm_70 and later, but CUDA leaves it undefined: make every thread reach the same __syncthreads()",
                 f.block[0], f.block[1], f.block[2]
             )
         }

@@ -10,6 +10,7 @@ mod barrier;
 mod block;
 mod block_memory;
 mod cfg;
+pub mod coverage;
 mod decode;
 mod device_call;
 mod fault;
