@@ -17,21 +17,57 @@ fn program(lesson: &Lesson, kernel: &str) -> Program {
     load_program(&compiled.ptx, &lesson.entry).unwrap()
 }
 
-/// Best of `repeats` launches: (seconds, warp instructions, sectors).
-fn time_launch(prog: &Program, lesson: &Lesson, n: u32, options: &RunOptions, repeats: usize) -> (f64, u64, u64) {
+/// What one launch computed and counted.
+struct Launch {
+    /// Best wall time of the repeats, seconds.
+    secs: f64,
+    warp_insts: u64,
+    /// Thread-level figures: the same however threads are grouped into warps.
+    lane_insts: u64,
+    global_lanes: u64,
+    sectors: u64,
+    output: Vec<u32>,
+}
+
+/// Best of `repeats` launches.
+fn time_launch(prog: &Program, lesson: &Lesson, n: u32, options: &RunOptions, repeats: usize) -> Launch {
     let count = lesson.stencil.elements(n);
     let input = random_inputs(count, 5);
     let mut best = f64::MAX;
-    let mut counts = (0, 0);
+    let mut last = None;
     for _ in 0..repeats {
         let mut output = poisoned_output(count);
         let started = Instant::now();
         let stats =
             run_lesson_kernel(prog, lesson, n, &input, &mut output, options, &CancelFlag::default()).expect("launch");
         best = best.min(started.elapsed().as_secs_f64());
-        counts = (stats.warp_insts, stats.per_pc.iter().map(|p| p.sectors).sum());
+        last = Some((stats, output));
     }
-    (best, counts.0, counts.1)
+    let (stats, output) = last.expect("at least one launch");
+    Launch {
+        secs: best,
+        warp_insts: stats.warp_insts,
+        lane_insts: stats.lane_insts,
+        global_lanes: stats.per_pc.iter().map(|p| p.global_lanes).sum(),
+        sectors: stats.per_pc.iter().map(|p| p.sectors).sum(),
+        output: output.iter().map(|v| v.to_bits()).collect(),
+    }
+}
+
+/// The naive baseline is a fair comparison only if it does the same work: the same outputs,
+/// bit for bit, and the same instructions and global accesses per thread. (Its sectors are
+/// more: with one lane per warp every access is a request of its own.)
+fn assert_same_work(kernel: &str, naive: &Launch, simt: &Launch) {
+    assert!(
+        naive.output == simt.output,
+        "{kernel}: the naive baseline computed other outputs"
+    );
+    assert_eq!(naive.lane_insts, simt.lane_insts, "{kernel}: thread instructions");
+    assert_eq!(
+        naive.global_lanes, simt.global_lanes,
+        "{kernel}: thread global accesses"
+    );
+    assert!(naive.sectors >= simt.sectors, "{kernel}: sectors");
 }
 
 fn main() {
@@ -60,10 +96,13 @@ fn main() {
         let lesson = course.get(id).unwrap();
         let prog = program(lesson, kernel);
         let n = lesson.profile_size;
-        let (secs, insts, sectors) = time_launch(&prog, lesson, n, &simt, 3);
+        let l = time_launch(&prog, lesson, n, &simt, 3);
         println!(
-            "| {kernel} | {n} | {secs:.3} s | {insts} | {:.1} | {sectors} |",
-            insts as f64 / secs / 1e6
+            "| {kernel} | {n} | {:.3} s | {} | {:.1} | {} |",
+            l.secs,
+            l.warp_insts,
+            l.warp_insts as f64 / l.secs / 1e6,
+            l.sectors
         );
     }
     println!("\nnaive baseline (one thread at a time, one core) vs SIMT warps, at a smaller size\n");
@@ -72,13 +111,24 @@ fn main() {
     for (id, kernel, n) in cases {
         let lesson = course.get(id).unwrap();
         let prog = program(lesson, kernel);
-        let (t_naive, _, _) = time_launch(&prog, lesson, n, &naive, 1);
-        let (t_one, _, _) = time_launch(&prog, lesson, n, &simt_one_core, 3);
-        let (t_all, _, _) = time_launch(&prog, lesson, n, &simt, 3);
+        let naive = time_launch(&prog, lesson, n, &naive, 1);
+        let one = time_launch(&prog, lesson, n, &simt_one_core, 3);
+        let all = time_launch(&prog, lesson, n, &simt, 3);
+        assert_same_work(kernel, &naive, &one);
+        assert_same_work(kernel, &naive, &all);
+        // Host threads split the grid; they must not change what is counted.
+        assert_eq!(
+            (one.sectors, one.warp_insts, &one.output),
+            (all.sectors, all.warp_insts, &all.output),
+            "{kernel}: one core against all"
+        );
         println!(
-            "| {kernel} | {n} | {t_naive:.3} s | {t_one:.3} s | {t_all:.3} s | {:.1}x | {:.1}x |",
-            t_naive / t_one,
-            t_naive / t_all
+            "| {kernel} | {n} | {:.3} s | {:.3} s | {:.3} s | {:.1}x | {:.1}x |",
+            naive.secs,
+            one.secs,
+            all.secs,
+            naive.secs / one.secs,
+            naive.secs / all.secs
         );
     }
 }

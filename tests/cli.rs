@@ -142,3 +142,62 @@ fn seeds_are_fresh_unless_given() {
     assert_ne!(run(&[]), run(&[]));
     assert_eq!(run(&["--seed", "77"]), 77);
 }
+
+/// `haloscope lesson check DIR` with `env`: (exit code, stdout).
+fn lesson_check(dir: &std::path::Path, env: &[(&str, &str)]) -> (i32, String) {
+    let mut cmd = std::process::Command::new(common::binary());
+    cmd.args(["lesson", "check"]).arg(dir).current_dir(common::root());
+    for (k, v) in env {
+        cmd.env(k, v);
+    }
+    let out = cmd.output().unwrap();
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+    )
+}
+
+#[test]
+fn lesson_check_fails_when_rustc_cannot_build_the_rust_kernels() {
+    // The lesson declares Rust kernels: a machine that cannot build them cannot check it.
+    let dir = common::root().join("lessons/stencil-1d");
+    let (code, out) = lesson_check(&dir, &[("HALOSCOPE_RUSTC", "/nonexistent/rustc")]);
+    assert_eq!(code, 1, "{out}");
+    for what in ["rust solution", "rust starter"] {
+        assert!(
+            out.contains(&format!("{what}: cannot be checked: rustc was not found")),
+            "{out}"
+        );
+    }
+    assert!(out.contains("rustup.rs"), "{out}");
+    // The CUDA kernels were still checked.
+    assert!(out.contains("ok   starter.cu"), "{out}");
+}
+
+#[test]
+fn lesson_check_fails_when_a_rust_kernel_does_not_compile() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = common::copy_lesson(tmp.path(), "stencil-1d");
+    let toml = std::fs::read_to_string(dir.join("lesson.toml")).unwrap();
+    let broken = common::root().join("tests/fixtures/kernels/does_not_compile.rs");
+    let edited: String = toml
+        .lines()
+        .map(|l| {
+            if l.starts_with("rust_solution") {
+                format!("rust_solution = {:?}", broken.display().to_string())
+            } else {
+                l.to_string()
+            }
+        })
+        .collect::<Vec<_>>()
+        .join("\n");
+    assert_ne!(edited, toml.trim_end());
+    std::fs::write(dir.join("lesson.toml"), edited).unwrap();
+    let (code, out) = lesson_check(&dir, &[]);
+    assert_eq!(code, 1, "{out}");
+    assert!(
+        out.contains("FAIL does_not_compile.rs") && out.contains("expected Pass, got FAIL (compile error)"),
+        "{out}"
+    );
+    assert!(out.contains("ok   starter.rs"), "{out}");
+}

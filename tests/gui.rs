@@ -139,7 +139,13 @@ fn the_language_switch_runs_the_rust_starter() {
     h.step();
     wait_for_run(&mut h);
     h.get_by_label("FAIL (gate)");
-    h.get_by_label("sectors: 1,363,507,000");
+    // The H200's figure, or the emulator's where docs/known-differences.md lists a difference
+    // (the 2D Rust kernels' split border branch, one sector per launch, until it is fixed).
+    let kernel = "kernels/stencil-2d/starter.rs";
+    let h200 = common::h200::H200::find(kernel).sectors;
+    assert_eq!(h200, 1_363_506_800);
+    let expected = common::expected_emulator_figure(kernel, "sectors", h200);
+    h.get_by_label(&format!("sectors: {}", haloscope::pipeline::thousands(expected)));
     // The CUDA draft is still there when switching back.
     h.get_by_label("CUDA C++").click();
     h.run();

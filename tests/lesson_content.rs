@@ -61,49 +61,196 @@ fn the_gates_sit_between_starter_and_solution() {
     }
 }
 
+/// The rows of every markdown table in `text`, keyed by their first cell with any leading
+/// `kernels/` removed: (header cells, row cells).
+fn table_rows(text: &str) -> Vec<(String, Vec<String>, Vec<String>)> {
+    let cells = |line: &str| -> Vec<String> {
+        line.trim()
+            .trim_matches('|')
+            .split('|')
+            .map(|c| c.trim().to_string())
+            .collect()
+    };
+    let mut rows = Vec::new();
+    let mut header: Option<Vec<String>> = None;
+    for line in text.lines() {
+        if !line.starts_with('|') {
+            header = None;
+            continue;
+        }
+        let row = cells(line);
+        if row.iter().all(|c| c.chars().all(|ch| ch == '-' || ch == ':')) {
+            continue;
+        }
+        match &header {
+            None => header = Some(row),
+            Some(h) => {
+                let key = row[0].trim_start_matches("kernels/").to_string();
+                rows.push((key, h.clone(), row));
+            }
+        }
+    }
+    rows
+}
+
+/// The cell of column `column` (a header prefix) in the first table row of `kernel`
+/// (`stencil-2d/starter.cu`) whose table has that column.
+fn cell(rows: &[(String, Vec<String>, Vec<String>)], kernel: &str, column: &str) -> Option<String> {
+    rows.iter().find_map(|(key, header, row)| {
+        let i = header.iter().position(|h| h.starts_with(column))?;
+        (key == kernel).then(|| row.get(i).cloned()).flatten()
+    })
+}
+
+fn measurements() -> String {
+    std::fs::read_to_string(common::root().join("docs/measurements.md")).unwrap()
+}
+
 #[test]
 fn quoted_figures_come_from_the_measurements() {
-    let measurements = std::fs::read_to_string(common::root().join("docs/measurements.md")).unwrap();
+    let measurements = measurements();
+    let rows = table_rows(&measurements);
+    let measured: std::collections::HashSet<String> = numbers_in(&measurements).into_iter().collect();
     for lesson in common::course().lessons {
         let toml = std::fs::read_to_string(lesson.dir.join("lesson.toml"))
             .unwrap()
             .replace('_', ",");
+        let in_toml: std::collections::HashSet<String> = numbers_in(&toml).into_iter().collect();
+        // Every large figure of the text is a whole number of docs/measurements.md (or a
+        // setting of the lesson), not a piece of one.
         for number in numbers_in(&lesson.text) {
             let digits = number.chars().filter(char::is_ascii_digit).count();
             if digits < 7 {
                 continue;
             }
             assert!(
-                measurements.contains(&number) || toml.contains(&number),
+                measured.contains(&number) || in_toml.contains(&number),
                 "{}: {number} is in neither docs/measurements.md nor lesson.toml",
                 lesson.id
             );
         }
-        // The toml figures are quoted in the text, and the text's timings are measured ones.
-        for figure in [
-            lesson.figures.starter_sectors.unwrap(),
-            lesson.figures.solution_sectors.unwrap(),
-        ] {
-            let text = haloscope::pipeline::thousands(figure);
+        // A sentence that names one of the lesson's kernels quotes that kernel's figures.
+        let kernels: Vec<String> = std::fs::read_dir(common::root().join("kernels").join(&lesson.id))
+            .unwrap()
+            .map(|f| f.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        let mut checked = 0;
+        for paragraph in lesson.text.split("\n\n") {
+            let paragraph = paragraph.replace('\n', " ");
+            for sentence in paragraph.split(". ") {
+                let named: Vec<&String> = kernels
+                    .iter()
+                    .filter(|k| sentence.contains(&format!("`{k}`")))
+                    .collect();
+                let [name] = named[..] else { continue };
+                let kernel = format!("{}/{name}", lesson.id);
+                for number in numbers_in(sentence).into_iter().filter(|n| n.len() >= 9) {
+                    let in_row = rows.iter().any(|(key, _, row)| key == &kernel && row.contains(&number));
+                    assert!(
+                        in_row || in_toml.contains(&number),
+                        "{}: {number} is quoted for {kernel}, but its row in docs/measurements.md says otherwise",
+                        lesson.id
+                    );
+                    checked += 1;
+                }
+            }
+        }
+        if lesson.id == "stencil-2d" {
+            assert!(checked > 0, "the x_only.cu sentence was not found");
+        }
+        // The contract's figures are the H200's for its starter and solution, in their rows:
+        // CUPTI, ncu and the emulator's columns, and the median time.
+        let figures = [
+            (
+                "starter",
+                lesson.figures.starter_sectors.unwrap(),
+                lesson.figures.starter_us.unwrap(),
+            ),
+            (
+                "solution",
+                lesson.figures.solution_sectors.unwrap(),
+                lesson.figures.solution_us.unwrap(),
+            ),
+        ];
+        for (what, sectors, us) in figures {
+            let kernel = format!("{}/{what}.cu", lesson.id);
+            let text = haloscope::pipeline::thousands(sectors);
+            for column in ["CUPTI", "ncu", "emulator"] {
+                assert_eq!(
+                    cell(&rows, &kernel, column).as_deref(),
+                    Some(text.as_str()),
+                    "{}: figures.{what}_sectors against the {column} column of {kernel}'s row",
+                    lesson.id
+                );
+            }
+            assert_eq!(
+                cell(&rows, &kernel, "median us").as_deref(),
+                Some(format!("{us:.1}").as_str()),
+                "{}: figures.{what}_us against {kernel}'s row",
+                lesson.id
+            );
             assert!(
                 lesson.text.contains(&text),
                 "{}: the text does not quote {text}",
                 lesson.id
             );
-            assert!(
-                measurements.contains(&text),
-                "{}: {text} is not in docs/measurements.md",
-                lesson.id
+        }
+    }
+}
+
+#[test]
+fn the_pinned_h200_figures_are_the_documented_ones() {
+    // tests/common/h200.rs, which the GPU and emulator tests pin, against the tables of
+    // docs/measurements.md (sectors, verdict) and docs/device-runs (loads, stores, ideal).
+    let rows = table_rows(&measurements());
+    let mut split = String::new();
+    for f in [
+        "2026-12-02-call3-loads-stores-ideal.md",
+        "2026-12-02-call6-rust-loads-stores-ideal.md",
+    ] {
+        split += &std::fs::read_to_string(common::root().join("docs/device-runs").join(f)).unwrap();
+    }
+    let t = haloscope::pipeline::thousands;
+    for h in common::h200::CUDA.iter().chain(common::h200::RUST) {
+        let kernel = h.kernel.trim_start_matches("kernels/");
+        let sectors = t(h.sectors);
+        let column = if h.kernel.ends_with(".rs") {
+            "CUPTI"
+        } else {
+            "CUPTI sectors"
+        };
+        assert_eq!(
+            cell(&rows, kernel, column),
+            Some(sectors.clone()),
+            "{}: CUPTI",
+            h.kernel
+        );
+        assert_eq!(cell(&rows, kernel, "ncu"), Some(sectors.clone()), "{}: ncu", h.kernel);
+        if h.kernel.ends_with(".cu") {
+            assert_eq!(
+                cell(&rows, kernel, "verdict").as_deref(),
+                Some(h.verdict),
+                "{}",
+                h.kernel
             );
         }
-        for us in [lesson.figures.starter_us.unwrap(), lesson.figures.solution_us.unwrap()] {
-            let text = format!("{us:.1}");
-            assert!(
-                measurements.contains(&format!("| {text} |")),
-                "{}: {text} us is not a measured time",
-                lesson.id
-            );
-        }
+        let line = split
+            .lines()
+            .find(|l| l.starts_with(&format!("{}:", h.kernel)))
+            .unwrap_or_else(|| panic!("{}: not in docs/device-runs", h.kernel));
+        let gpu = line.split('|').next().unwrap();
+        let expected = format!("gpu loads {} stores {} ideal {} ", t(h.loads), t(h.stores), t(h.ideal));
+        assert!(gpu.contains(&expected), "{}: {line}\nexpected {expected}", h.kernel);
+    }
+    // The Rust table's verdicts.
+    for h in common::h200::RUST {
+        let kernel = h.kernel.trim_start_matches("kernels/");
+        let table =
+            std::fs::read_to_string(common::root().join("docs/device-runs/2026-12-02-call6-rust-table.md")).unwrap();
+        assert!(
+            table.contains(&format!("| {} | {} | {} |", h.kernel, h.verdict, t(h.sectors))),
+            "{kernel}: verdict and sectors in docs/device-runs/2026-12-02-call6-rust-table.md"
+        );
     }
 }
 

@@ -14,26 +14,43 @@ fn compile(lesson_id: &str, path: &std::path::Path) -> Result<haloscope::compile
 
 #[test]
 fn every_kernel_in_kernels_compiles_with_line_info() {
-    let mut compiled = 0;
-    for lesson_dir in std::fs::read_dir(common::root().join("kernels")).unwrap() {
-        let lesson_dir = lesson_dir.unwrap().path();
-        let lesson_id = lesson_dir.file_name().unwrap().to_string_lossy().into_owned();
-        if common::course().get(&lesson_id).is_none() {
-            continue;
-        }
-        for file in std::fs::read_dir(&lesson_dir).unwrap() {
-            let file = file.unwrap().path();
-            if file.extension().is_none_or(|e| e != "cu") {
-                continue;
-            }
-            let kernel = compile(&lesson_id, &file).unwrap_or_else(|e| panic!("{}: {}", file.display(), e.headline()));
-            assert!(kernel.ptx.contains(".entry"), "{}", file.display());
-            assert!(kernel.ptx.contains(".loc"), "{}: no line info", file.display());
-            assert!(kernel.diagnostics.iter().all(|d| d.severity != Severity::Error));
-            compiled += 1;
+    // Every CUDA file under kernels/ is a lesson's starter, solution or variant, and each of
+    // them compiles: the files on disk and the files the course declares are the same 14.
+    let course = common::course();
+    let mut declared = std::collections::BTreeMap::new();
+    for lesson in &course.lessons {
+        let files = [lesson.starter.clone(), lesson.solution.clone()]
+            .into_iter()
+            .chain(lesson.variants.iter().map(|v| v.path.clone()));
+        for file in files {
+            declared.insert(file.canonicalize().unwrap(), lesson.id.clone());
         }
     }
-    assert!(compiled >= 6, "only {compiled} kernels found");
+    let mut on_disk = std::collections::BTreeSet::new();
+    for lesson_dir in std::fs::read_dir(common::root().join("kernels")).unwrap() {
+        for file in std::fs::read_dir(lesson_dir.unwrap().path()).unwrap() {
+            let file = file.unwrap().path();
+            if file.extension().is_some_and(|e| e == "cu") {
+                on_disk.insert(file.canonicalize().unwrap());
+            }
+        }
+    }
+    assert_eq!(
+        declared.keys().cloned().collect::<std::collections::BTreeSet<_>>(),
+        on_disk,
+        "CUDA files in kernels/ that no lesson declares, or declared ones missing"
+    );
+    assert_eq!(on_disk.len(), 14, "{on_disk:?}");
+    for (file, lesson_id) in &declared {
+        let kernel = compile(lesson_id, file).unwrap_or_else(|e| panic!("{}: {}", file.display(), e.headline()));
+        assert!(kernel.ptx.contains(".entry"), "{}", file.display());
+        assert!(kernel.ptx.contains(".loc"), "{}: no line info", file.display());
+        assert!(
+            kernel.diagnostics.iter().all(|d| d.severity != Severity::Error),
+            "{}",
+            file.display()
+        );
+    }
 }
 
 #[test]

@@ -4,10 +4,14 @@ mod common;
 
 use haloscope::backend::{Backend, CancelFlag};
 use haloscope::compile::{Target, compile_kernel};
+use haloscope::emu::TracedAccess;
 use haloscope::emu::{EmulatorBackend, EmulatorOptions};
-use haloscope::reads::{Neighbour, ReadSource, reads_of, watched_block};
+use haloscope::reads::{Neighbour, OutputReads, ReadSource, reads_of, watched_block};
 
-fn reads(lesson_id: &str, kernel: &str, n: u32, thread: [u32; 3]) -> haloscope::reads::OutputReads {
+/// The reads of `thread`'s first interior output in the watched block, and that thread's
+/// traced accesses (in the order it made them). The kernel must verify: the diagram of a
+/// wrong kernel would prove nothing.
+fn traced(lesson_id: &str, kernel: &str, n: u32, thread: [u32; 3]) -> (OutputReads, Vec<TracedAccess>) {
     let mut lesson = common::lesson(lesson_id);
     lesson.verify_sizes = vec![n];
     let source = std::fs::read_to_string(common::root().join(kernel)).unwrap();
@@ -16,12 +20,28 @@ fn reads(lesson_id: &str, kernel: &str, n: u32, thread: [u32; 3]) -> haloscope::
         threads: 0,
         watch: Some(watched_block(&lesson)),
     });
-    emu.verify_size(&lesson, &compiled, n, 1, &CancelFlag::default())
+    let run = emu
+        .verify_size(&lesson, &compiled, n, 1, &CancelFlag::default())
         .unwrap();
-    reads_of(&lesson, n, &emu.last_trace, thread).expect("an interior output")
+    assert!(run.verification.passed(), "{kernel}: {}", run.verification.summary());
+    assert!(run.findings.is_empty(), "{kernel}: {:?}", run.findings);
+    let reads = reads_of(&lesson, n, &emu.last_trace, thread).expect("an interior output");
+    assert_eq!(reads.thread, thread);
+    let mine = emu.last_trace.iter().filter(|a| a.thread == thread).cloned().collect();
+    (reads, mine)
 }
 
-fn source(r: &haloscope::reads::OutputReads, n: Neighbour) -> ReadSource {
+fn reads(lesson_id: &str, kernel: &str, n: u32, thread: [u32; 3]) -> OutputReads {
+    traced(lesson_id, kernel, n, thread).0
+}
+
+/// Element index of grid point `p` in an `n`-cube (or square, or row).
+fn element(n: u32, p: [u32; 3]) -> u64 {
+    let n = n as u64;
+    (p[2] as u64 * n + p[1] as u64) * n + p[0] as u64
+}
+
+fn source(r: &OutputReads, n: Neighbour) -> ReadSource {
     r.reads.iter().find(|x| x.neighbour == n).unwrap().source
 }
 
@@ -67,7 +87,7 @@ fn the_3d_plane_tile_pays_for_the_depth_and_the_register_sweep_does_not() {
     assert_eq!(source(&plane, Neighbour::Behind), ReadSource::Global);
     assert_eq!(source(&plane, Neighbour::Ahead), ReadSource::Global);
     assert!(matches!(source(&plane, Neighbour::Right), ReadSource::Tile { .. }));
-    let sweep = reads(
+    let (sweep, trace) = traced(
         "stencil-3d-registers",
         "kernels/stencil-3d-registers/solution.cu",
         100,
@@ -75,4 +95,28 @@ fn the_3d_plane_tile_pays_for_the_depth_and_the_register_sweep_does_not() {
     );
     assert_eq!(source(&sweep, Neighbour::Behind), ReadSource::Register);
     assert_eq!(source(&sweep, Neighbour::Ahead), ReadSource::Global);
+    // "Register" is what the diagram says when it finds no load of the value in this step;
+    // check that the value really was in a register: this thread loaded the element behind
+    // from global memory before its previous output's store (an earlier z step), and no
+    // load of it since.
+    let [x, y, z] = sweep.output;
+    let behind = element(100, [x, y, z - 1]) * 4;
+    let output = element(100, sweep.output) * 4;
+    let loaded_at = trace
+        .iter()
+        .position(|a| !a.store && a.space == "global" && a.buffer.as_deref() == Some("in") && a.offset == behind)
+        .expect("the thread loaded the element behind its output at some step");
+    let stored_at = trace
+        .iter()
+        .position(|a| a.store && a.space == "global" && a.offset == output)
+        .expect("the thread stored its output");
+    assert!(loaded_at < stored_at, "loaded at {loaded_at}, stored at {stored_at}");
+    let earlier_store = trace[loaded_at..stored_at]
+        .iter()
+        .any(|a| a.store && a.space == "global");
+    assert!(earlier_store, "the load of behind must be from an earlier z step");
+    let reloaded = trace[loaded_at + 1..stored_at]
+        .iter()
+        .any(|a| !a.store && a.space == "global" && a.buffer.as_deref() == Some("in") && a.offset == behind);
+    assert!(!reloaded, "behind was loaded again before the output: not a register");
 }

@@ -1,12 +1,13 @@
 //! Rust kernels: every lesson's Rust starter and solution compile to PTX with this machine's
-//! rustc and verify on the emulator, with sectors comparable to the CUDA kernels; rustc's
+//! rustc, verify on the emulator and issue the sectors the H200 measured for them; rustc's
 //! diagnostics land on the right lines; a missing toolchain is explained.
 
 mod common;
 
 use haloscope::compile::{CompileFailure, Severity, Target, compile_kernel, rust_toolchain};
 
-fn sectors(lesson: &str, kernel: &str) -> (u64, String) {
+/// `haloscope run --backend emu --json` of one kernel: the report as JSON.
+fn emulate(lesson: &str, kernel: &str) -> serde_json::Value {
     let (code, out, err) = common::haloscope(&[
         "run",
         "--lesson",
@@ -21,29 +22,43 @@ fn sectors(lesson: &str, kernel: &str) -> (u64, String) {
     ]);
     let report: serde_json::Value =
         serde_json::from_str(&out).unwrap_or_else(|e| panic!("{kernel}: {e}\n{out}\n{err}"));
-    assert!(code == 0 || code == 10, "{kernel}: exit {code}: {}", report["headline"]);
-    (
-        report["profile"]["sectors"].as_u64().unwrap(),
-        report["verdict"].as_str().unwrap().to_string(),
-    )
+    assert_eq!(report["exit_code"], code, "{kernel}");
+    report
 }
 
 #[test]
-fn every_rust_kernel_verifies_and_matches_its_cuda_twin() {
+fn every_rust_kernel_gives_the_h200_figures() {
+    // The H200's sectors, loads, stores and ideal sectors for each Rust kernel (call 6 in
+    // docs/measurements.md), exactly: where the emulator is known to differ,
+    // docs/known-differences.md gives its value and the reason.
     rust_toolchain().expect("this machine's rustc builds nvptx64 kernels");
-    for lesson in ["stencil-1d", "stencil-2d", "stencil-3d", "stencil-3d-registers"] {
-        for (kernel, verdict) in [("starter", "gate-fail"), ("solution", "pass")] {
-            let (rust, rust_verdict) = sectors(lesson, &format!("kernels/{lesson}/{kernel}.rs"));
-            let (cuda, _) = sectors(lesson, &format!("kernels/{lesson}/{kernel}.cu"));
-            assert_eq!(rust_verdict, verdict, "{lesson} {kernel}.rs");
-            let ratio = rust as f64 / cuda as f64;
-            eprintln!("{lesson} {kernel}: rust {rust} cuda {cuda} ratio {ratio:.5}");
-            assert!(
-                (ratio - 1.0).abs() < 0.001,
-                "{lesson} {kernel}: rust {rust} vs cuda {cuda}"
-            );
+    let mut wrong = Vec::new();
+    for h in common::h200::RUST {
+        let report = emulate(h.lesson(), h.kernel);
+        if report["verdict"] != h.verdict {
+            wrong.push(format!(
+                "{}: verdict {} (H200 {}): {}",
+                h.kernel, report["verdict"], h.verdict, report["headline"]
+            ));
+        }
+        for (field, h200) in h.fields() {
+            let key = match field {
+                "sectors" => "sectors",
+                "loads" => "load_sectors",
+                "stores" => "store_sectors",
+                _ => "ideal_sectors",
+            };
+            let seen = report["profile"][key].as_u64();
+            let expected = common::expected_emulator_figure(h.kernel, field, h200);
+            if seen != Some(expected) {
+                wrong.push(format!(
+                    "{} {field}: emulator {seen:?}, expected {expected} (H200 {h200}; if the emulator now gives the H200's figure, remove the row from docs/known-differences.md)",
+                    h.kernel
+                ));
+            }
         }
     }
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
 }
 
 #[test]

@@ -218,6 +218,9 @@ impl<'a> BlockRunner<'a> {
                 warp.stack.pop();
                 continue;
             }
+            if warp.merge_or_switch_sibling() {
+                continue;
+            }
             let pc = top.pc as usize;
             if pc >= insts.len() {
                 // Falling off the end of the kernel is a return.

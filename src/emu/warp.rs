@@ -134,6 +134,44 @@ impl Warp {
         &mut self.vals[base..base + 32]
     }
 
+    /// Sibling paths of one divergent branch (the frames on top of the stack that share its
+    /// reconvergence point `rpc`) run lowest instruction first and merge when they reach the
+    /// same instruction before `rpc`, as the hardware runs them: where the two branches of a
+    /// short-circuit condition lead into one block (rustc's `x == 0 || y == 0 || x == n - 1
+    /// || y == n - 1`), the lanes of both execute that block as one warp instruction, not as
+    /// one per path until the post-dominator. Called before the top frame runs; true when it
+    /// merged or reordered frames (the caller then looks at the new top).
+    #[inline(always)]
+    pub fn merge_or_switch_sibling(&mut self) -> bool {
+        let len = self.stack.len();
+        if len < 2 || self.stack[len - 2].rpc != self.stack[len - 1].rpc {
+            return false;
+        }
+        let top = self.stack[len - 1];
+        let mut lowest = len - 1;
+        let mut i = len - 1;
+        while i > 0 && self.stack[i - 1].rpc == top.rpc {
+            i -= 1;
+            let f = self.stack[i];
+            if f.mask == 0 || f.pc == f.rpc {
+                continue;
+            }
+            if f.pc == top.pc {
+                self.stack[len - 1].mask |= f.mask;
+                self.stack.remove(i);
+                return true;
+            }
+            if f.pc < self.stack[lowest].pc {
+                lowest = i;
+            }
+        }
+        if lowest != len - 1 {
+            self.stack.swap(lowest, len - 1);
+            return true;
+        }
+        false
+    }
+
     /// Removes `lanes` from every frame (they executed `ret`/`exit`).
     pub fn exit_lanes(&mut self, lanes: u32) {
         self.exited |= lanes;

@@ -151,7 +151,7 @@ impl Backend for GpuBackend {
             n,
             seed,
         };
-        match self.call(&request, verify_timeout())? {
+        match self.call(&request, verify_timeout()).map_err(|f| explain_printf_timeout(f, kernel))? {
             Response::Verified { run, .. } => Ok(run),
             other => Err(unexpected(&other)),
         }
@@ -196,6 +196,23 @@ impl Backend for GpuBackend {
             }
             other => Err(unexpected(&other)),
         }
+    }
+}
+
+/// A kernel that calls printf and times out: say why, and what to do. Device printf from
+/// millions of threads is slow on the GPU (measured on the H200: a printf in every thread of a
+/// 4096^2 launch takes longer than the 20 s limit; docs/measurements.md).
+fn explain_printf_timeout(fault: KernelFault, kernel: &CompiledKernel) -> KernelFault {
+    match fault {
+        KernelFault::Timeout { message } if kernel.ptx.contains("vprintf") => KernelFault::Timeout {
+            message: format!(
+                "{message}. The kernel calls printf: printing from millions of threads takes the GPU longer than the \
+                 verification limit ({} s, $HALOSCOPE_GPU_TIMEOUT_S). Print from a few threads (for example \
+                 `if (x == 1 && y == 1)`), or run on the emulator, which prints every thread in order and caps the output",
+                verify_timeout().as_secs()
+            ),
+        },
+        other => other,
     }
 }
 

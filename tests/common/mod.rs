@@ -63,3 +63,72 @@ pub fn copy_lesson(dir: &Path, id: &str) -> PathBuf {
     std::fs::write(dst.join("lesson.toml"), toml).unwrap();
     dst
 }
+
+pub mod h200;
+
+/// A row of docs/known-differences.md's table (see scripts/gpu_compare.py).
+#[derive(Debug, Clone)]
+pub struct KnownDifference {
+    pub kernel: String,
+    pub field: String,
+    pub gpu: String,
+    pub emu: String,
+    pub kind: String,
+    pub reason: String,
+}
+
+/// The ```tsv table of docs/known-differences.md: GPU / emulator differences understood
+/// and listed with their reason.
+pub fn known_differences() -> Vec<KnownDifference> {
+    let text = std::fs::read_to_string(root().join("docs/known-differences.md")).expect("docs/known-differences.md");
+    let block = text
+        .split("```tsv\n")
+        .nth(1)
+        .and_then(|rest| rest.split("\n```").next())
+        .expect("a ```tsv block in docs/known-differences.md");
+    let mut lines = block.lines().filter(|l| !l.trim().is_empty() && !l.starts_with('#'));
+    assert_eq!(
+        lines.next(),
+        Some("kernel\tfield\tgpu\temu\tkind\treason"),
+        "docs/known-differences.md: header"
+    );
+    lines
+        .map(|line| {
+            let cells: Vec<&str> = line.split('\t').map(str::trim).collect();
+            assert_eq!(cells.len(), 6, "docs/known-differences.md: {line}");
+            KnownDifference {
+                kernel: cells[0].into(),
+                field: cells[1].into(),
+                gpu: cells[2].into(),
+                emu: cells[3].into(),
+                kind: cells[4].into(),
+                reason: cells[5].into(),
+            }
+        })
+        .collect()
+}
+
+/// `1,363,507,000` as a number.
+pub fn figure(text: &str) -> u64 {
+    text.replace(',', "").parse().unwrap_or_else(|e| panic!("{text}: {e}"))
+}
+
+/// What the emulator must count for `field` of `kernel`: the H200's figure, unless
+/// docs/known-differences.md lists a difference there (then the emulator's value it gives,
+/// after checking that its GPU value is `h200`).
+pub fn expected_emulator_figure(kernel: &str, field: &str, h200: u64) -> u64 {
+    match known_differences()
+        .into_iter()
+        .find(|d| d.kernel == kernel && d.field == field)
+    {
+        Some(d) => {
+            assert_eq!(
+                figure(&d.gpu),
+                h200,
+                "docs/known-differences.md: {kernel} {field}: its GPU value is not the H200's"
+            );
+            figure(&d.emu)
+        }
+        None => h200,
+    }
+}
