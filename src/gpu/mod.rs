@@ -151,7 +151,10 @@ impl Backend for GpuBackend {
             n,
             seed,
         };
-        match self.call(&request, verify_timeout()).map_err(|f| explain_printf_timeout(f, kernel))? {
+        match self
+            .call(&request, verify_timeout())
+            .map_err(|f| explain_printf_timeout(f, kernel))?
+        {
             Response::Verified { run, .. } => Ok(run),
             other => Err(unexpected(&other)),
         }
