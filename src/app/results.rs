@@ -155,6 +155,28 @@ fn result(app: &mut App, ui: &mut Ui) {
         ui.add_space(6.0);
     }
 
+    if !report.output.is_empty() {
+        ui.label(RichText::new("Printed by the kernel").strong());
+        for o in &report.output {
+            egui::CollapsingHeader::new(format!("{} ({} lines)", o.launch, o.total_lines()))
+                .id_salt(("printed", &o.launch))
+                .show(ui, |ui| {
+                    egui::ScrollArea::vertical()
+                        .id_salt(("printed-scroll", &o.launch))
+                        .max_height(160.0)
+                        .show(ui, |ui| {
+                            for line in &o.lines {
+                                ui.label(RichText::new(line).small().monospace());
+                            }
+                        });
+                    if let Some(note) = o.cut_note() {
+                        ui.label(RichText::new(note).small().italics());
+                    }
+                });
+        }
+        ui.add_space(6.0);
+    }
+
     if let Some(p) = &report.profile {
         ui.label(RichText::new("Global-memory sectors").strong());
         ui.label(

@@ -50,6 +50,7 @@ pub fn print_report(lesson: &Lesson, report: &RunReport) {
             f.message, f.at, f.address, f.count
         );
     }
+    print_output(report);
     if let Some(profile) = &report.profile {
         println!(
             "\nsectors  {} over {} launches at n={} (loads {}, stores {}; ideal {})",
@@ -93,4 +94,20 @@ pub fn print_report(lesson: &Lesson, report: &RunReport) {
         );
     }
     println!("\n{}  {}", report.verdict.label(), report.headline);
+}
+
+/// What the kernel printed, per launch: the first lines of each, then how many were cut.
+fn print_output(report: &RunReport) {
+    /// Lines of each launch shown in the terminal (`--json` has all that were kept).
+    const SHOWN: usize = 20;
+    for o in &report.output {
+        println!("printed  {} ({} lines):", o.launch, o.total_lines());
+        for line in o.lines.iter().take(SHOWN) {
+            println!("  | {line}");
+        }
+        let hidden = o.lines.len().saturating_sub(SHOWN) as u64 + o.lines_not_shown;
+        if hidden > 0 {
+            println!("  | ... {hidden} more lines not shown (all kept lines are in --json)");
+        }
+    }
 }
