@@ -107,16 +107,7 @@ fn two_store_instructions_stay_two() {
 }
 
 fn run(lesson: &str, kernel: &str) -> haloscope::report::RunReport {
-    let lesson = common::lesson(lesson);
-    let path = common::root().join(kernel);
-    let request = RunRequest::from_file(&path, Some(3), None).unwrap();
-    run_lesson(
-        &lesson,
-        &request,
-        BackendChoice::Emu,
-        &mut |_| {},
-        &CancelFlag::default(),
-    )
+    common::run_on_emulator(lesson, kernel, 3)
 }
 
 #[test]

@@ -5,21 +5,11 @@
 
 mod common;
 
-use haloscope::backend::{BackendChoice, CancelFlag, FindingKind};
-use haloscope::pipeline::{RunRequest, run_lesson};
+use haloscope::backend::FindingKind;
 use haloscope::report::{RunReport, Verdict};
 
 fn run(kernel: &str) -> RunReport {
-    let lesson = common::lesson("stencil-2d");
-    let path = common::root().join("tests/learner").join(kernel);
-    let request = RunRequest::from_file(&path, Some(11), None).unwrap();
-    run_lesson(
-        &lesson,
-        &request,
-        BackendChoice::Emu,
-        &mut |_| {},
-        &CancelFlag::default(),
-    )
+    common::run_on_emulator("stencil-2d", &format!("tests/learner/{kernel}"), 11)
 }
 
 /// The H200's figures (CUPTI = ncu x 100), 2026-12-02: kernel, verdict, sectors, loads,

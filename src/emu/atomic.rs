@@ -12,7 +12,6 @@ use super::block::BlockRunner;
 use super::block_memory::{Resolved, distinct_sectors, resolve};
 use super::fault::{EmuFault, EmuFaultKind};
 use super::ir::*;
-use super::stats::RawFinding;
 use super::warp::Warp;
 
 /// `op` applied to the old value `old` with operands `b` (and `c` for cas).
@@ -108,17 +107,7 @@ impl BlockRunner<'_> {
                     old[l] = self.shared.load(offset, bytes);
                     self.shared.store(offset, bytes, apply(op, ty, old[l], b[l], c[l]));
                     if let Some(h) = self.shared.note_atomic(offset, bytes, pc as u32) {
-                        self.stats.note_finding(RawFinding {
-                            kind: h.kind,
-                            pc: pc as u32,
-                            block: self.ctaid,
-                            thread: [warp.tid[0][l], warp.tid[1][l], warp.tid[2][l]],
-                            byte: h.byte,
-                            other_thread: None,
-                            other_pc: None,
-                            block_index: self.block_index,
-                            count: 1,
-                        });
+                        self.note_hazard(warp, l, pc, h);
                     }
                 }
                 Resolved::Local(_) => {

@@ -111,6 +111,23 @@ impl BlockRunner<'_> {
         }
     }
 
+    /// Records a shared-memory hazard of lane `l` at `pc` as a finding.
+    pub(super) fn note_hazard(&mut self, warp: &Warp, l: usize, pc: usize, h: super::shared::Hazard) {
+        let dims = self.cfg.block;
+        let coord = |t: u32| [t % dims[0], (t / dims[0]) % dims[1], t / (dims[0] * dims[1])];
+        self.stats.note_finding(RawFinding {
+            kind: h.kind,
+            pc: pc as u32,
+            block: self.ctaid,
+            thread: [warp.tid[0][l], warp.tid[1][l], warp.tid[2][l]],
+            byte: h.byte,
+            other_thread: h.other_thread.map(coord),
+            other_pc: h.other_pc,
+            block_index: self.block_index,
+            count: 1,
+        });
+    }
+
     /// An access past the end of shared or local memory.
     #[allow(clippy::too_many_arguments)]
     pub(super) fn window_fault(
@@ -312,19 +329,7 @@ impl BlockRunner<'_> {
                                 self.shared.note_read(offset, span as u32, thread, pc as u32)
                             };
                             if let Some(h) = hazard {
-                                let dims = self.cfg.block;
-                                let coord = |t: u32| [t % dims[0], (t / dims[0]) % dims[1], t / (dims[0] * dims[1])];
-                                self.stats.note_finding(RawFinding {
-                                    kind: h.kind,
-                                    pc: pc as u32,
-                                    block: self.ctaid,
-                                    thread: [warp.tid[0][l], warp.tid[1][l], warp.tid[2][l]],
-                                    byte: h.byte,
-                                    other_thread: h.other_thread.map(coord),
-                                    other_pc: h.other_pc,
-                                    block_index: self.block_index,
-                                    count: 1,
-                                });
+                                self.note_hazard(warp, l, pc, h);
                             }
                         }
                         Resolved::Local(offset) => {

@@ -132,3 +132,19 @@ pub fn expected_emulator_figure(kernel: &str, field: &str, h200: u64) -> u64 {
         None => h200,
     }
 }
+
+/// Runs `kernel` (a path under the repository root) for `lesson` on the emulator with a
+/// fixed seed, as the CLI's `run --backend emu` does.
+#[allow(dead_code)]
+pub fn run_on_emulator(lesson: &str, kernel: &str, seed: u64) -> haloscope::report::RunReport {
+    let lesson = self::lesson(lesson);
+    let path = root().join(kernel);
+    let request = haloscope::pipeline::RunRequest::from_file(&path, Some(seed), None).unwrap();
+    haloscope::pipeline::run_lesson(
+        &lesson,
+        &request,
+        haloscope::backend::BackendChoice::Emu,
+        &mut |_| {},
+        &haloscope::backend::CancelFlag::default(),
+    )
+}
