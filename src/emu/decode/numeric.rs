@@ -162,9 +162,6 @@ impl Decoder {
                 return Err(format!("modifier `.{m}` is not supported on half precision"));
             }
         }
-        if base == "setp" {
-            return Err("unreachable: half setp is decoded with setp".into());
-        }
         let op = match base {
             "add" => HalfOp::Add,
             "sub" => HalfOp::Sub,
