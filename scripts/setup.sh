@@ -97,3 +97,17 @@ else
             "every other CUDA header too (NVRTC's bundled copy)" >&2
     fi
 fi
+
+# nvdisasm, for the machine-code check (src/compile/machine_code.rs): which global memory
+# instructions ptxas kept. Without it runs still work; the report says the check did not run.
+if [ -n "${HALOSCOPE_NVDISASM:-}" ] || ls .deps/nvdisasm/nvidia/*/bin/nvdisasm >/dev/null 2>&1 \
+    || [ -x "$(dirname "$toolkit_headers")/bin/nvdisasm" ] || command -v nvdisasm >/dev/null 2>&1; then
+    echo "setup: nvdisasm found"
+else
+    echo "setup: installing nvdisasm (nvidia-cuda-nvdisasm) from PyPI into .deps/nvdisasm"
+    need_pip nvdisasm
+    major="${version%%.*}"
+    if ! pip_install --target .deps/nvdisasm "nvidia-cuda-nvdisasm>=${major:-13}.0"; then
+        echo "setup: warning: nvdisasm could not be installed; runs will not compare the PTX with the machine code" >&2
+    fi
+fi

@@ -209,6 +209,35 @@ fn lib_files_in(lib: CudaLib, dir: &Path) -> Vec<PathBuf> {
 
 /// `nvidia/cu13/lib` (CUDA 13 wheels) and `nvidia/<package>/lib` (CUDA 12 wheels) under a
 /// pip install root or site-packages directory.
+/// The `nvdisasm` executable (the machine-code check, `compile::machine_code`): from
+/// `$HALOSCOPE_NVDISASM`, haloscope's `.deps/nvdisasm` (pip `nvidia-cuda-nvdisasm`, which
+/// scripts/setup.sh installs), a CUDA toolkit, or `PATH`.
+pub fn nvdisasm() -> Option<PathBuf> {
+    let configured = std::env::var_os("HALOSCOPE_NVDISASM").map(PathBuf::from);
+    let pip = project_roots()
+        .into_iter()
+        .flat_map(|root| pip_bin_dirs(&root.join(".deps/nvdisasm")));
+    let toolkits = toolkit_dirs().into_iter().map(|t| t.join("bin"));
+    let path = std::env::var_os("PATH")
+        .map(|p| std::env::split_paths(&p).collect::<Vec<_>>())
+        .unwrap_or_default();
+    configured
+        .into_iter()
+        .chain(pip.chain(toolkits).chain(path).map(|dir| dir.join("nvdisasm")))
+        .find(|f| f.is_file())
+}
+
+/// `<root>/nvidia/<cuXX>/bin`, newest first (the layout of NVIDIA's wheels).
+fn pip_bin_dirs(root: &Path) -> Vec<PathBuf> {
+    let Ok(entries) = std::fs::read_dir(root.join("nvidia")) else {
+        return Vec::new();
+    };
+    let mut dirs: Vec<PathBuf> = entries.filter_map(|e| e.ok().map(|e| e.path().join("bin"))).collect();
+    dirs.sort();
+    dirs.reverse();
+    dirs
+}
+
 fn pip_lib_dirs(root: &Path) -> Vec<PathBuf> {
     let Ok(entries) = std::fs::read_dir(root.join("nvidia")) else {
         return Vec::new();

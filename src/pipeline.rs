@@ -102,9 +102,11 @@ pub fn run_with_backend(
     cancel: &CancelFlag,
 ) -> RunReport {
     let mut run = Run::new(lesson, request, Some(backend.info()));
-    let Some(kernel) = run.compile(backend.target(), progress) else {
+    let Some(mut kernel) = run.compile(backend.target(), progress) else {
         return run.report;
     };
+    // nvdisasm takes about half a second: it runs while the sizes are verified.
+    let machine_code = start_machine_code_check(&kernel);
 
     let sizes = &lesson.verify_sizes;
     for (index, &n) in sizes.iter().enumerate() {
@@ -134,11 +136,17 @@ pub fn run_with_backend(
         launches: lesson.profile_launches,
     });
     let started = Instant::now();
+    kernel.machine_code = machine_code.and_then(|check| check.join().ok());
     let profile = backend.profile(lesson, &kernel, cancel);
     run.stage("profile", started);
     match profile {
         Ok(mut profile) => {
             run.report.output.extend(profile.output.take());
+            match &kernel.machine_code {
+                Some(Ok(code)) if profile.machine_code.is_none() => profile.machine_code = Some(code.clone()),
+                Some(Err(why)) => profile.machine_code_unavailable = Some(why.clone()),
+                _ => {}
+            }
             run.report.profile = Some(profile)
         }
         Err(fault) => {
@@ -160,6 +168,22 @@ pub fn run_with_backend(
     run.conclude();
     progress(Progress::Done);
     run.report
+}
+
+/// Compares the kernel's PTX with its machine code in a thread of its own, when there is
+/// machine code (CUDA kernels; Rust kernels are loaded as PTX).
+fn start_machine_code_check(
+    kernel: &crate::compile::CompiledKernel,
+) -> Option<std::thread::JoinHandle<Result<crate::compile::MachineCode, String>>> {
+    let Target::Cubin { sm } = kernel.target else {
+        return None;
+    };
+    let cubin = kernel.cubin.clone()?;
+    let ptx = kernel.ptx.clone();
+    std::thread::Builder::new()
+        .name("machine-code check".into())
+        .spawn(move || crate::compile::machine_code::check(&ptx, &cubin, sm))
+        .ok()
 }
 
 /// The report under construction.

@@ -119,6 +119,13 @@ pub struct SectorProfile {
     /// What the kernel printed during the profile launch(es).
     #[serde(default)]
     pub output: Option<KernelOutput>,
+    /// Where ptxas changed the PTX's global memory instructions (the lines to mark), when
+    /// the machine-code check ran.
+    #[serde(default)]
+    pub machine_code: Option<crate::compile::MachineCode>,
+    /// Why the machine-code check did not run, when it did not.
+    #[serde(default)]
+    pub machine_code_unavailable: Option<String>,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]

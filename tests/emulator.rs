@@ -46,7 +46,7 @@ fn count(file: &str) -> Counted {
         &CancelFlag::default(),
     )
     .unwrap();
-    let profile = haloscope::emu::sector_profile(&prog, &stats, 2048, 1);
+    let profile = haloscope::emu::sector_profile(&prog, &stats, 2048, 1, &Default::default());
     Counted {
         sectors: profile.sectors,
         loads: profile.load_sectors,

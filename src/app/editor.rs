@@ -171,6 +171,22 @@ impl EditorState {
                 message: fault.message(),
             });
         }
+        // Lines where ptxas changed the global memory instructions: the GPU's count differs
+        // from what the PTX asks for (a note, not an error).
+        for (code, line) in report
+            .profile
+            .iter()
+            .filter_map(|p| p.machine_code.as_ref())
+            .flat_map(|c| c.lines.iter().map(move |l| (c, l)))
+            .filter(|(_, l)| l.line > 0)
+        {
+            self.markers.push(Marker {
+                line: line.line,
+                column: None,
+                error: false,
+                message: format!("machine code ({}): {}. {}", code.architecture, line.summary(), line.meaning()),
+            });
+        }
         self.line_figures = report
             .profile
             .iter()

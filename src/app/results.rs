@@ -76,6 +76,33 @@ fn backend_name(choice: BackendChoice, gpu: bool) -> &'static str {
     }
 }
 
+/// Lines where ptxas changed the global memory instructions: both counts, what it means,
+/// a link to the line.
+fn machine_code(app: &mut App, ui: &mut Ui, p: &crate::report::SectorProfile) {
+    let Some(code) = p.machine_code.as_ref().filter(|c| !c.lines.is_empty()) else {
+        return;
+    };
+    ui.add_space(4.0);
+    ui.label(RichText::new(format!("Machine code ({}) differs from the PTX", code.architecture)).strong());
+    let mut jump = None;
+    for line in &code.lines {
+        ui.horizontal_wrapped(|ui| {
+            if ui.link(format!("line {}", line.line)).clicked() {
+                jump = Some(line.line);
+            }
+            let mut text = line.summary();
+            if line.sectors_not_issued > 0 {
+                text.push_str(&format!(", {} sectors left out", thousands(line.sectors_not_issued)));
+            }
+            ui.label(text);
+        });
+        ui.label(RichText::new(line.meaning()).small());
+    }
+    if let Some(line) = jump.filter(|&l| l > 0) {
+        app.editor.go_to(line, None);
+    }
+}
+
 fn result(app: &mut App, ui: &mut Ui) {
     let pal = palette(app.prefs.theme);
     let Some(outcome) = app.current_outcome() else {
@@ -202,6 +229,7 @@ fn result(app: &mut App, ui: &mut Ui) {
                 thousands(p.shared.bank_conflicts)
             ));
         }
+        machine_code(app, ui, p);
     }
     if let Some(g) = &report.gate {
         let text = format!(

@@ -54,13 +54,14 @@ pub enum Command {
     Doctor,
     /// List the PTX instruction forms the emulator runs and those it does not.
     EmulatorCoverage,
-    /// Launch a kernel on the GPU with no profiler attached (for `ncu` comparisons).
+    /// Launch kernels on the GPU with no profiler attached (for `ncu` comparisons): each
+    /// `--kernel` in turn, `count` times, one line per kernel on stdout.
     #[command(hide = true)]
     Launch {
         #[arg(long)]
         lesson: String,
-        #[arg(long, value_name = "FILE")]
-        kernel: std::path::PathBuf,
+        #[arg(long, value_name = "FILE", num_args = 1.., required = true)]
+        kernel: Vec<std::path::PathBuf>,
         /// Problem size (default: the lesson's profile size).
         #[arg(long)]
         n: Option<u32>,

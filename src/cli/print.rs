@@ -78,6 +78,7 @@ pub fn print_report(lesson: &Lesson, report: &RunReport) {
                 line.average_active_lanes()
             );
         }
+        print_machine_code(profile);
     }
     if let Some(t) = &report.timing {
         println!(
@@ -94,6 +95,27 @@ pub fn print_report(lesson: &Lesson, report: &RunReport) {
         );
     }
     println!("\n{}  {}", report.verdict.label(), report.headline);
+}
+
+/// The lines where ptxas changed the PTX's global memory instructions, with what it means.
+fn print_machine_code(profile: &crate::report::SectorProfile) {
+    if let Some(code) = &profile.machine_code
+        && !code.lines.is_empty()
+    {
+        println!("\nmachine code ({}) differs from the PTX on {} line(s):", code.architecture, code.lines.len());
+        for line in &code.lines {
+            let left_out = if line.sectors_not_issued > 0 {
+                format!("; {} sectors left out of the figure", thousands(line.sectors_not_issued))
+            } else {
+                String::new()
+            };
+            println!("  line {:>4}: {}{left_out}", line.line, line.summary());
+            println!("             {}", line.meaning());
+        }
+    }
+    if let Some(why) = &profile.machine_code_unavailable {
+        println!("\nmachine code not compared with the PTX: {why}");
+    }
 }
 
 /// What the kernel printed, per launch: the first lines of each, then how many were cut.

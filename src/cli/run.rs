@@ -172,37 +172,43 @@ fn verdict_matches(expect: Expectation, verdict: Verdict) -> bool {
     )
 }
 
-/// `haloscope launch`: compile for the GPU and launch `count` times, nothing else.
-pub fn launch(course_dir: &Path, lesson_id: &str, kernel: &Path, n: Option<u32>, count: u32) -> i32 {
-    let (lesson, request) = match lesson_and_kernel(course_dir, lesson_id, Some(kernel), None, None) {
-        Ok(found) => found,
-        Err(code) => return code,
-    };
-    let lesson = &lesson;
+/// `haloscope launch`: compile each kernel for the GPU and launch it `count` times, nothing
+/// else, in the order given. One line per kernel on stdout (`launched FILE`, `not launched
+/// FILE: why` when it does not compile, `faulted FILE: why`), so that `ncu`'s rows, which come in launch order, can be matched to files
+/// (scripts/corpus-device.sh). A fault stops the run (the context is lost): the exit code
+/// says so and the lines say which kernels were launched.
+pub fn launch(course_dir: &Path, lesson_id: &str, kernels: &[std::path::PathBuf], n: Option<u32>, count: u32) -> i32 {
     let sm = match crate::gpu::compute_capability() {
-        Ok(cc) => cc,
+        Ok(cc) => (cc.0 * 10 + cc.1) as u32,
         Err(message) => {
             eprintln!("{message}");
             return Verdict::InfraError.exit_code();
         }
     };
-    let target = crate::compile::Target::Cubin {
-        sm: (sm.0 * 10 + sm.1) as u32,
-    };
-    let compiled = match crate::compile::compile_kernel(&request.source, &request.source_name, lesson, target, None) {
-        Ok(k) => k,
-        Err(f) => {
-            eprintln!("{}", f.headline());
-            return Verdict::CompileError.exit_code();
-        }
-    };
-    match crate::gpu::launch_only(lesson, &compiled, n.unwrap_or(lesson.profile_size), count) {
-        Ok(()) => 0,
-        Err(f) => {
-            eprintln!("{}", f.message());
-            Verdict::KernelFault.exit_code()
+    let mut exit = 0;
+    for kernel in kernels {
+        let (lesson, request) = match lesson_and_kernel(course_dir, lesson_id, Some(kernel), None, None) {
+            Ok(found) => found,
+            Err(code) => return code,
+        };
+        let target = crate::compile::Target::Cubin { sm };
+        let compiled = match crate::compile::compile_kernel(&request.source, &request.source_name, &lesson, target, None) {
+            Ok(k) => k,
+            Err(f) => {
+                println!("not launched {}: {}", kernel.display(), f.headline());
+                exit = Verdict::CompileError.exit_code();
+                continue;
+            }
+        };
+        match crate::gpu::launch_only(&lesson, &compiled, n.unwrap_or(lesson.profile_size), count) {
+            Ok(()) => println!("launched {}", kernel.display()),
+            Err(f) => {
+                println!("faulted {}: {}", kernel.display(), f.message());
+                return Verdict::KernelFault.exit_code();
+            }
         }
     }
+    exit
 }
 
 /// `haloscope compile`: the PTX a kernel turns into, with its diagnostics.

@@ -21,8 +21,12 @@ pub enum Target {
 }
 
 impl Target {
-    /// PTX for the emulator: compute_90, the Hopper generation the lessons are measured on.
-    pub const EMULATOR: Target = Target::Ptx { compute: 90 };
+    /// For the emulator: machine code for sm_90, the Hopper generation the lessons are
+    /// measured on. The emulator runs the PTX (the same text as for compute_90); the cubin
+    /// is what the machine-code check compares it with (`machine_code`).
+    pub const EMULATOR: Target = Target::Cubin {
+        sm: super::machine_code::REFERENCE_SM,
+    };
 
     fn arch_option(self) -> String {
         match self {
@@ -45,6 +49,10 @@ pub struct CompiledKernel {
     pub nvrtc_version: String,
     pub nvrtc: LibLocation,
     pub millis: f64,
+    /// What ptxas did to the global memory instructions (`machine_code::check`), once the
+    /// pipeline has it: `Err` says why the check could not run.
+    #[serde(skip)]
+    pub machine_code: Option<Result<super::machine_code::MachineCode, String>>,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -162,6 +170,7 @@ fn compile_cuda(
         nvrtc_version: output.version,
         nvrtc,
         millis: started.elapsed().as_secs_f64() * 1e3,
+        machine_code: None,
     })
 }
 

@@ -8,7 +8,7 @@ use super::{RunOptions, load_program, run_lesson_kernel};
 use crate::backend::{
     Backend, BackendInfo, BackendKind, CancelFlag, Finding, FindingKind, KernelFault, SizeRun, ThreadPlace,
 };
-use crate::compile::{CompiledKernel, Target};
+use crate::compile::{CompiledKernel, MachineCode, Target};
 use crate::harness::{check_size, fresh_seed, poisoned_output, random_inputs};
 use crate::lesson::Lesson;
 use crate::pipeline::thousands;
@@ -140,7 +140,14 @@ impl Backend for EmulatorBackend {
             }
         };
         let launches = lesson.profile_launches;
-        let mut profile = sector_profile(&prog, &stats, n, launches);
+        let removed = match &kernel.machine_code {
+            Some(Ok(code)) => code.removed_ptx_lines.clone(),
+            _ => Default::default(),
+        };
+        let mut profile = sector_profile(&prog, &stats, n, launches, &removed);
+        if let Some(Ok(code)) = &kernel.machine_code {
+            profile.machine_code = Some(with_sectors_not_issued(code, &prog, &stats, launches));
+        }
         profile.source = format!(
             "emulator: one launch at n={n} executed{}, its counts multiplied by {launches} (every launch of this kernel issues the same sectors)",
             if reused { " (the verification launch)" } else { "" }
@@ -149,8 +156,16 @@ impl Backend for EmulatorBackend {
     }
 }
 
-/// Sector figures of one launch, scaled to `launches`.
-pub fn sector_profile(prog: &Program, stats: &LaunchStats, n: u32, launches: u32) -> SectorProfile {
+/// Sector figures of one launch, scaled to `launches`. Instructions on the PTX lines in
+/// `removed` (ptxas left no machine instruction for them: `compile::machine_code`) issue no
+/// sectors on the GPU and are left out.
+pub fn sector_profile(
+    prog: &Program,
+    stats: &LaunchStats,
+    n: u32,
+    launches: u32,
+    removed: &std::collections::BTreeSet<u32>,
+) -> SectorProfile {
     let k = launches as u64;
     let mut lines: std::collections::BTreeMap<u32, LineSectors> = Default::default();
     let mut profile = SectorProfile {
@@ -170,7 +185,7 @@ pub fn sector_profile(prog: &Program, stats: &LaunchStats, n: u32, launches: u32
         });
         line.warp_instructions += s.warp_insts * k;
         line.active_lanes += s.active_lanes * k;
-        if s.global_warp_insts == 0 {
+        if s.global_warp_insts == 0 || removed.contains(&inst.ptx_line) {
             continue;
         }
         let is_store = inst.is_store_like();
@@ -201,6 +216,20 @@ pub fn sector_profile(prog: &Program, stats: &LaunchStats, n: u32, launches: u32
         stats.lane_insts as f64 / stats.warp_insts as f64
     };
     profile
+}
+
+/// The check's lines with the sectors the emulator saw their removed instructions issue.
+fn with_sectors_not_issued(code: &MachineCode, prog: &Program, stats: &LaunchStats, launches: u32) -> MachineCode {
+    let mut code = code.clone();
+    for (pc, inst) in prog.insts.iter().enumerate() {
+        if !code.removed_ptx_lines.contains(&inst.ptx_line) {
+            continue;
+        }
+        if let Some(line) = code.lines.iter_mut().find(|l| l.line == inst.line) {
+            line.sectors_not_issued += stats.per_pc[pc].sectors * launches as u64;
+        }
+    }
+    code
 }
 
 fn line_of(prog: &Program, pc: Option<u32>) -> Option<u32> {

@@ -1,0 +1,266 @@
+//! What ptxas did to the kernel's global memory instructions.
+//!
+//! The emulator runs the PTX; the GPU runs the machine code (SASS) that ptxas makes of it.
+//! ptxas may drop a load whose value a register already holds (`__restrict__` lets it keep
+//! `in[i + plane]` of one z step as `in[i]` of the next) or merge neighbouring loads into one
+//! wider access, and then the GPU issues fewer sectors than the PTX asks for. To see this
+//! without a GPU, the kernel is compiled for the reference architecture as a cubin by the same
+//! NVRTC call that makes its PTX (so the PTX is exactly what ptxas assembled), and `nvdisasm
+//! -gp` annotates every SASS instruction with the PTX line it came from. Counting, per PTX
+//! line, the SASS global memory instructions gives:
+//! - PTX global memory instructions with no SASS instruction left: removed by ptxas. They
+//!   never reach the memory system, so the emulator executes them (for their values) but
+//!   leaves their sectors out of its figure, which is then the GPU's (a merged access covers
+//!   the same sectors as the one it kept: ptxas merges only aligned neighbours);
+//! - source lines whose PTX and SASS counts differ, with what that means for the figure.
+
+use crate::cudalibs::nvdisasm;
+use serde::{Deserialize, Serialize};
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::Path;
+
+/// The architecture the lessons' figures are measured on (the H200).
+pub const REFERENCE_SM: u32 = 90;
+
+/// The check's result, carried by the compiled kernel and shown in the report.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct MachineCode {
+    /// `sm_90`.
+    pub architecture: String,
+    /// PTX lines (1-based) of global memory instructions ptxas left no machine instruction for.
+    pub removed_ptx_lines: BTreeSet<u32>,
+    /// Source lines where the PTX and the machine code have different global memory
+    /// instruction counts.
+    pub lines: Vec<MachineCodeLine>,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct MachineCodeLine {
+    /// Source line (0: instructions the compiler made with no line of their own).
+    pub line: u32,
+    /// Global memory instructions in the PTX (what the emulator executes) ...
+    pub ptx_instructions: u32,
+    /// ... and in the machine code (what the GPU executes).
+    pub machine_instructions: u32,
+    /// PTX instructions of the line with no machine instruction left.
+    pub removed: u32,
+    /// Sectors the removed instructions issued in the emulator's profile launch(es), left
+    /// out of its figure (filled in by the emulator; 0 on the GPU backend).
+    #[serde(default)]
+    pub sectors_not_issued: u64,
+}
+
+impl MachineCodeLine {
+    /// What the difference means for the sector figure, in a learner's words.
+    pub fn meaning(&self) -> String {
+        if self.removed > 0 {
+            format!(
+                "ptxas removed {} of this line's {} global memory instruction(s) (the value was already in a register, \
+                 or the access was merged into a wider one): the GPU issues fewer sectors here than the PTX asks for, \
+                 and the emulator counts as the GPU does",
+                self.removed, self.ptx_instructions
+            )
+        } else {
+            format!(
+                "ptxas made {} machine instruction(s) of this line's {} (a loop unrolled, or an access split): each \
+                 execution still issues one, so the figure is unchanged",
+                self.machine_instructions, self.ptx_instructions
+            )
+        }
+    }
+
+    /// One line for the CLI and the gutter's hover text.
+    pub fn summary(&self) -> String {
+        format!(
+            "PTX {} global memory instruction(s), machine code {}",
+            self.ptx_instructions, self.machine_instructions
+        )
+    }
+}
+
+/// Compares `ptx` with the machine code ptxas made of it (`cubin`, for `sm`). Errors say
+/// why the check could not run (no nvdisasm, or it failed); they are notes, not failures.
+pub fn check(ptx: &str, cubin: &[u8], sm: u32) -> Result<MachineCode, String> {
+    let tool = nvdisasm().ok_or_else(|| {
+        "nvdisasm was not found (scripts/setup.sh installs it from PyPI: nvidia-cuda-nvdisasm; or set $HALOSCOPE_NVDISASM)"
+            .to_string()
+    })?;
+    let sass = disassemble(&tool, cubin)?;
+    Ok(compare(ptx, &sass_per_ptx_line(&sass), sm))
+}
+
+/// `nvdisasm -gp -c` of the cubin, through a temporary file (it reads only files).
+fn disassemble(tool: &Path, cubin: &[u8]) -> Result<String, String> {
+    static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+    let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let file = std::env::temp_dir().join(format!("haloscope-{}-{n}.cubin", std::process::id()));
+    std::fs::write(&file, cubin).map_err(|e| format!("cannot write {}: {e}", file.display()))?;
+    let output = std::process::Command::new(tool).arg("-gp").arg("-c").arg(&file).output();
+    let _ = std::fs::remove_file(&file);
+    let output = output.map_err(|e| format!("cannot run {}: {e}", tool.display()))?;
+    if !output.status.success() {
+        return Err(format!(
+            "{} failed: {}",
+            tool.display(),
+            String::from_utf8_lossy(&output.stderr).trim()
+        ));
+    }
+    Ok(String::from_utf8_lossy(&output.stdout).into_owned())
+}
+
+/// SASS opcodes that access global memory (or may: generic LD/ST/ATOM), as the metric
+/// `smsp__sass_sectors_mem_global` counts them.
+const SASS_GLOBAL: &[&str] = &["LDG", "STG", "ATOMG", "RED", "REDG", "LD", "ST", "ATOM", "LDGSTS"];
+
+/// PTX line -> global memory SASS instructions attributed to it, from `nvdisasm -gp` text:
+/// `//## File ".nv_debug_ptx_txt", line N` starts the instructions of PTX line N.
+pub fn sass_per_ptx_line(sass: &str) -> BTreeMap<u32, u32> {
+    let mut counts = BTreeMap::new();
+    let mut current = 0;
+    for line in sass.lines() {
+        let text = line.trim();
+        if let Some(rest) = text.strip_prefix("//##") {
+            if let Some(n) = rest.rsplit("line ").next().and_then(|n| n.trim().parse().ok()) {
+                current = n;
+            }
+            continue;
+        }
+        // `/*0070*/  @!P0 LDG.E.CONSTANT R2, desc[UR4][R2.64] ;`
+        let Some(rest) = text.strip_prefix("/*").and_then(|t| t.split_once("*/")).map(|(_, r)| r) else {
+            continue;
+        };
+        let mut words = rest.split_whitespace();
+        let Some(mut op) = words.next() else { continue };
+        if op.starts_with('@') {
+            let Some(next) = words.next() else { continue };
+            op = next;
+        }
+        let base = op.split('.').next().unwrap_or(op);
+        if SASS_GLOBAL.contains(&base) {
+            *counts.entry(current).or_insert(0) += 1;
+        }
+    }
+    counts
+}
+
+/// Whether a PTX instruction (its text without a predicate) accesses global memory, or
+/// may (generic addresses), the way the emulator decides which instructions count.
+fn is_ptx_global(instruction: &str) -> bool {
+    let op = instruction.split_whitespace().next().unwrap_or("");
+    let mut parts = op.split('.');
+    let base = parts.next().unwrap_or("");
+    let other_space = |p: &str| matches!(p, "shared" | "local" | "param" | "const");
+    match base {
+        "ld" | "ldu" | "st" | "atom" | "red" => !op.split('.').any(other_space),
+        // cp.async.*.shared.global reads global memory.
+        "cp" => op.contains(".global"),
+        _ => false,
+    }
+}
+
+/// Per source line, PTX against SASS counts; PTX lines left with none are "removed".
+pub fn compare(ptx: &str, sass: &BTreeMap<u32, u32>, sm: u32) -> MachineCode {
+    let mut source_line = 0;
+    let mut per_line: BTreeMap<u32, MachineCodeLine> = BTreeMap::new();
+    let mut removed = BTreeSet::new();
+    let mut loc_of_ptx_line = BTreeMap::new();
+    for (index, text) in ptx.lines().enumerate() {
+        let ptx_line = index as u32 + 1;
+        let text = text.trim();
+        if let Some(rest) = text.strip_prefix(".loc") {
+            source_line = rest.split_whitespace().nth(1).and_then(|l| l.parse().ok()).unwrap_or(0);
+            continue;
+        }
+        loc_of_ptx_line.insert(ptx_line, source_line);
+        let body = match text.strip_prefix('@') {
+            Some(guarded) => guarded.split_once(char::is_whitespace).map_or("", |(_, b)| b.trim()),
+            None => text,
+        };
+        if !is_ptx_global(body) {
+            continue;
+        }
+        let entry = per_line.entry(source_line).or_insert_with(|| MachineCodeLine {
+            line: source_line,
+            ..MachineCodeLine::default()
+        });
+        entry.ptx_instructions += 1;
+        if sass.get(&ptx_line).copied().unwrap_or(0) == 0 {
+            entry.removed += 1;
+            removed.insert(ptx_line);
+        }
+    }
+    for (ptx_line, count) in sass {
+        let line = loc_of_ptx_line.get(ptx_line).copied().unwrap_or(0);
+        per_line
+            .entry(line)
+            .or_insert_with(|| MachineCodeLine {
+                line,
+                ..MachineCodeLine::default()
+            })
+            .machine_instructions += count;
+    }
+    MachineCode {
+        architecture: format!("sm_{sm}"),
+        removed_ptx_lines: removed,
+        lines: per_line
+            .into_values()
+            .filter(|l| l.ptx_instructions != l.machine_instructions || l.removed > 0)
+            .collect(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const PTX: &str = "\
+.visible .entry k(
+{
+\t.loc\t1 5 3
+\tld.global.nc.f32 \t%f1, [%rd1];
+\tld.shared.f32 \t%f2, [%r1];
+\t.loc\t1 6 3
+\t@%p1 ld.global.nc.f32 \t%f3, [%rd2];
+\tst.global.f32 \t[%rd3], %f3;
+\tatom.global.add.u32 \t%r2, [%rd3], 1;
+}";
+
+    #[test]
+    fn sass_instructions_are_counted_per_ptx_line() {
+        let sass = "\
+        //## File \".nv_debug_ptx_txt\", line 4
+        /*0070*/                   LDG.E.CONSTANT R2, desc[UR4][R2.64] ;
+        /*0080*/                   LDS R3, [R1] ;
+        //## File \".nv_debug_ptx_txt\", line 8
+        /*00a0*/              @!P0 STG.E desc[UR4][R4.64], R3 ;
+        /*00b0*/                   STG.E desc[UR4][R4.64+0x4], R3 ;
+        //## File \".nv_debug_ptx_txt\", line 9
+        /*00c0*/                   ATOMG.E.ADD.STRONG.GPU PT, R0, desc[UR4][R4.64], R5 ;";
+        let counts = sass_per_ptx_line(sass);
+        assert_eq!(counts, BTreeMap::from([(4, 1), (8, 2), (9, 1)]));
+        let check = compare(PTX, &counts, 90);
+        // Line 7's predicated load has no machine instruction: removed.
+        assert_eq!(check.removed_ptx_lines, BTreeSet::from([7]));
+        assert_eq!(
+            check.lines,
+            vec![MachineCodeLine {
+                line: 6,
+                ptx_instructions: 3,
+                machine_instructions: 3,
+                removed: 1,
+                sectors_not_issued: 0,
+            }]
+        );
+        assert!(check.lines[0].meaning().contains("removed 1 of this line's 3"));
+    }
+
+    #[test]
+    fn shared_local_and_param_accesses_are_not_global() {
+        for text in ["ld.shared.f32 %f1, [%r1];", "st.local.u32 [%rd1], %r1;", "ld.param.u64 %rd1, [p];"] {
+            assert!(!is_ptx_global(text), "{text}");
+        }
+        for text in ["ld.f32 %f1, [%rd1];", "ld.global.v4.f32 {..}, [%rd1];", "red.global.add.f32 [%rd1], %f1;"] {
+            assert!(is_ptx_global(text), "{text}");
+        }
+    }
+}
