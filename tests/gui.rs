@@ -176,3 +176,55 @@ fn snapshots_of_the_main_screens() {
         }
     }
 }
+
+/// Puts `source` into the editor as if typed (autosaved), runs it and waits for the report.
+fn run_source(h: &mut Harness<'static, App>, source: &str) {
+    h.state_mut().editor.replace_text(source.to_string());
+    h.run();
+    h.get_by_label("Run (Ctrl+Enter)").click();
+    h.step();
+    wait_for_run(h);
+}
+
+#[test]
+fn what_the_kernel_printed_is_shown_per_launch() {
+    let data = tempfile::tempdir().unwrap();
+    let mut h = harness(data.path(), "stencil-1d");
+    let starter = std::fs::read_to_string(common::root().join("kernels/stencil-1d/starter.cu")).unwrap();
+    // A debugging printf in the first three threads of the grid, at the top of the body.
+    let body = starter.find('{').expect("a kernel body") + 1;
+    let source = format!(
+        "#include <cstdio>\n{}\n    if (blockIdx.x == 0 && threadIdx.x < 3) printf(\"thread %d of %d\\n\", threadIdx.x, n);{}",
+        &starter[..body],
+        &starter[body..]
+    );
+    run_source(&mut h, &source);
+    h.get_by_label("FAIL (gate)");
+    h.get_by_label("Printed by the kernel");
+    // One section per launch, with its line count; opened, its lines in thread order.
+    h.get_by_label("verify n=33 (3 lines)").click();
+    h.run();
+    h.get_by_label("thread 0 of 33");
+    h.get_by_label("thread 2 of 33");
+    assert!(h.query_by_label("verify n=16777216 (3 lines)").is_some());
+}
+
+#[test]
+fn lines_where_ptxas_removed_loads_are_marked() {
+    let data = tempfile::tempdir().unwrap();
+    let mut h = harness(data.path(), "stencil-3d");
+    let source = std::fs::read_to_string(common::root().join("tests/learner/restrict_3d_starter.cu")).unwrap();
+    run_source(&mut h, &source);
+    h.get_by_label("FAIL (gate)");
+    h.get_by_label("Machine code (sm_90) differs from the PTX");
+    // The `behind` load (in[i - plane], line 40 of this file) is kept in a register from the
+    // previous z step in most unrolled steps: the run panel links the line and says so.
+    let behind = source.lines().position(|l| l.contains("in[i - plane]")).unwrap() + 1;
+    h.get_by_label(&format!("line {behind}")).click();
+    h.run();
+    assert_eq!(h.state().editor.cursor_line, behind);
+    assert!(h.query_by_label_contains("the GPU issues fewer sectors here").is_some());
+    // The editor marks the line too (hover text of the gutter marker).
+    let marker = h.state().editor.markers.iter().find(|m| m.line as usize == behind).expect("a marker");
+    assert!(marker.message.contains("machine code (sm_90)"), "{}", marker.message);
+}
