@@ -31,10 +31,12 @@ nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
 "$HALOSCOPE_BIN" doctor | head -20
 python3 scripts/corpus/generate.py --seed "$SEED" --count "$COUNT" --out "$SRC" || exit 1
 started=$(date +%s)
+# A hard stop a minute after the budget: a run still going then is reported as not run.
+HARD=$((BUDGET + 60))
 # Two host threads per emulator run: EMU_JOBS x 2 of the 16 cores, the rest for the GPU runs.
-HALOSCOPE_EMU_THREADS=2 python3 scripts/corpus_run.py run emu "$SRC" "$RES" --jobs "$EMU_JOBS" --budget "$BUDGET" --timeout 120 &
-python3 scripts/corpus_run.py ncu "$SRC" "$RES" --budget "$BUDGET" &
-python3 scripts/corpus_run.py run gpu "$SRC" "$RES" --jobs "$GPU_JOBS" --budget "$BUDGET" --timeout 120 &
+HALOSCOPE_EMU_THREADS=2 timeout -k 5 "$HARD" python3 scripts/corpus_run.py run emu "$SRC" "$RES" --jobs "$EMU_JOBS" --budget "$BUDGET" --timeout 120 &
+timeout -k 5 "$HARD" python3 scripts/corpus_run.py ncu "$SRC" "$RES" --budget "$BUDGET" &
+timeout -k 5 "$HARD" python3 scripts/corpus_run.py run gpu "$SRC" "$RES" --jobs "$GPU_JOBS" --budget "$BUDGET" --timeout 120 &
 wait
 echo "all three done in $(($(date +%s) - started)) s"
 python3 scripts/corpus_run.py collect "$SRC" "$RES" > "$OUT/corpus-runs.jsonl"

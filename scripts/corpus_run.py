@@ -99,50 +99,66 @@ def ncu_rows(path):
     return [v for _, v in sorted(rows)]
 
 
-def run_ncu(corpus, results, budget):
+def run_chunk(cmd, timeout):
+    """Runs `cmd` in a process group of its own; on timeout the whole group is killed (ncu's
+    target process would otherwise keep the pipes open). Returns its stdout lines."""
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
+                            start_new_session=True)
+    try:
+        out, _ = proc.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, 9)
+        out, _ = proc.communicate()
+    return (out or "").splitlines()
+
+
+def run_ncu(corpus, results, budget, chunk=12):
+    """ncu over chunks of `chunk` kernels of one lesson, the lessons' chunks taken in turn (so
+    that every lesson is measured when the budget runs out); figures are written after every
+    chunk, so what was measured survives a call that ends early."""
     start = time.monotonic()
     figures = {}
     lessons = {}
     for entry in manifest(corpus):
         lessons.setdefault(entry["lesson"], []).append(entry)
-    for lesson, entries in lessons.items():
-        pending = list(entries)
-        part = 0
+    queues = {l: [es[i : i + chunk] for i in range(0, len(es), chunk)] for l, es in lessons.items()}
+    order = []
+    while any(queues.values()):
+        for lesson in list(queues):
+            if queues[lesson]:
+                order.append((lesson, queues[lesson].pop(0)))
+    for part, (lesson, pending) in enumerate(order):
         while pending and time.monotonic() - start < budget:
-            part += 1
-            log = os.path.join(results, f"ncu-{lesson}-{part}.csv")
+            log = os.path.join(results, f"ncu-{part}-{len(pending)}.csv")
             cmd = ["ncu", "--clock-control", "none", "--metrics", METRIC, "--print-units", "base", "--csv",
                    "--log-file", log, BIN, "launch", "--lesson", lesson, "--count", "1", "--kernel"]
             cmd += [os.path.join(corpus, e["file"]) for e in pending]
-            left = max(30, budget - (time.monotonic() - start))
-            try:
-                done = subprocess.run(cmd, capture_output=True, text=True, timeout=left)
-                lines = done.stdout.splitlines()
-            except subprocess.TimeoutExpired as e:
-                out = e.stdout or ""
-                lines = (out.decode(errors="replace") if isinstance(out, bytes) else out).splitlines()
+            lines = run_chunk(cmd, max(10, budget - (time.monotonic() - start)))
             by_file = {os.path.join(corpus, e["file"]): e for e in pending}
             launched = [l[len("launched "):] for l in lines if l.startswith("launched ")]
             values = ncu_rows(log)
-            for path, value in zip(launched, values):
-                figures[name_of(by_file[path])] = value
-            touched = set(launched)
+            touched = set()
+            if len(launched) == len(values):
+                for path, value in zip(launched, values):
+                    figures[name_of(by_file[path])] = value
+                touched.update(launched)
+            else:
+                print(f"ncu {lesson} chunk {part}: {len(launched)} launched, {len(values)} ncu rows", flush=True)
             for l in lines:
                 for prefix in ("not launched ", "faulted "):
                     if l.startswith(prefix):
                         path = l[len(prefix):].split(": ", 1)[0]
                         touched.add(path)
                         figures[name_of(by_file[path])] = l
-            if len(launched) != len(values):
-                print(f"ncu {lesson} part {part}: {len(launched)} launched, {len(values)} ncu rows", flush=True)
             rest = [e for e in pending if os.path.join(corpus, e["file"]) not in touched]
             if len(rest) == len(pending):
                 break  # no progress: do not loop
             pending = rest
-        print(f"ncu {lesson}: {sum(1 for e in entries if isinstance(figures.get(name_of(e)), int))} of "
-              f"{len(entries)} measured ({time.monotonic() - start:.0f} s so far)", flush=True)
-    with open(os.path.join(results, "ncu.json"), "w") as f:
-        json.dump(figures, f, indent=1, sort_keys=True)
+        with open(os.path.join(results, "ncu.json"), "w") as f:
+            json.dump(figures, f, indent=1, sort_keys=True)
+    measured = sum(1 for v in figures.values() if isinstance(v, int))
+    print(f"ncu: {measured} of {sum(len(e) for e in lessons.values())} measured in {time.monotonic() - start:.0f} s",
+          flush=True)
 
 
 def collect(corpus, results):

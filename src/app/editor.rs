@@ -184,7 +184,12 @@ impl EditorState {
                 line: line.line,
                 column: None,
                 error: false,
-                message: format!("machine code ({}): {}. {}", code.architecture, line.summary(), line.meaning()),
+                message: format!(
+                    "machine code ({}): {}. {}",
+                    code.architecture,
+                    line.summary(),
+                    line.meaning()
+                ),
             });
         }
         self.line_figures = report

@@ -102,10 +102,17 @@ fn print_machine_code(profile: &crate::report::SectorProfile) {
     if let Some(code) = &profile.machine_code
         && !code.lines.is_empty()
     {
-        println!("\nmachine code ({}) differs from the PTX on {} line(s):", code.architecture, code.lines.len());
+        println!(
+            "\nmachine code ({}) differs from the PTX on {} line(s):",
+            code.architecture,
+            code.lines.len()
+        );
         for line in &code.lines {
             let left_out = if line.sectors_not_issued > 0 {
-                format!("; {} sectors left out of the figure", thousands(line.sectors_not_issued))
+                format!(
+                    "; {} sectors left out of the figure",
+                    thousands(line.sectors_not_issued)
+                )
             } else {
                 String::new()
             };

@@ -192,14 +192,15 @@ pub fn launch(course_dir: &Path, lesson_id: &str, kernels: &[std::path::PathBuf]
             Err(code) => return code,
         };
         let target = crate::compile::Target::Cubin { sm };
-        let compiled = match crate::compile::compile_kernel(&request.source, &request.source_name, &lesson, target, None) {
-            Ok(k) => k,
-            Err(f) => {
-                println!("not launched {}: {}", kernel.display(), f.headline());
-                exit = Verdict::CompileError.exit_code();
-                continue;
-            }
-        };
+        let compiled =
+            match crate::compile::compile_kernel(&request.source, &request.source_name, &lesson, target, None) {
+                Ok(k) => k,
+                Err(f) => {
+                    println!("not launched {}: {}", kernel.display(), f.headline());
+                    exit = Verdict::CompileError.exit_code();
+                    continue;
+                }
+            };
         match crate::gpu::launch_only(&lesson, &compiled, n.unwrap_or(lesson.profile_size), count) {
             Ok(()) => println!("launched {}", kernel.display()),
             Err(f) => {

@@ -95,7 +95,11 @@ fn disassemble(tool: &Path, cubin: &[u8]) -> Result<String, String> {
     let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
     let file = std::env::temp_dir().join(format!("haloscope-{}-{n}.cubin", std::process::id()));
     std::fs::write(&file, cubin).map_err(|e| format!("cannot write {}: {e}", file.display()))?;
-    let output = std::process::Command::new(tool).arg("-gp").arg("-c").arg(&file).output();
+    let output = std::process::Command::new(tool)
+        .arg("-gp")
+        .arg("-c")
+        .arg(&file)
+        .output();
     let _ = std::fs::remove_file(&file);
     let output = output.map_err(|e| format!("cannot run {}: {e}", tool.display()))?;
     if !output.status.success() {
@@ -256,10 +260,18 @@ mod tests {
 
     #[test]
     fn shared_local_and_param_accesses_are_not_global() {
-        for text in ["ld.shared.f32 %f1, [%r1];", "st.local.u32 [%rd1], %r1;", "ld.param.u64 %rd1, [p];"] {
+        for text in [
+            "ld.shared.f32 %f1, [%r1];",
+            "st.local.u32 [%rd1], %r1;",
+            "ld.param.u64 %rd1, [p];",
+        ] {
             assert!(!is_ptx_global(text), "{text}");
         }
-        for text in ["ld.f32 %f1, [%rd1];", "ld.global.v4.f32 {..}, [%rd1];", "red.global.add.f32 [%rd1], %f1;"] {
+        for text in [
+            "ld.f32 %f1, [%rd1];",
+            "ld.global.v4.f32 {..}, [%rd1];",
+            "red.global.add.f32 [%rd1], %f1;",
+        ] {
             assert!(is_ptx_global(text), "{text}");
         }
     }

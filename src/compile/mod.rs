@@ -8,7 +8,7 @@ mod nvrtc;
 mod rustc;
 
 pub use contract_probe::PROBE_FILE;
-pub use machine_code::{MachineCode, MachineCodeLine, REFERENCE_SM};
 pub use diagnostics::{Diagnostic, Severity, parse_nvrtc_log};
+pub use machine_code::{MachineCode, MachineCodeLine, REFERENCE_SM};
 pub use nvrtc::{CompileFailure, CompiledKernel, Language, Target, compile_kernel, nvrtc_version};
 pub use rustc::{PRELUDE, parse_rustc_json, rust_signature, rust_toolchain};
