@@ -184,9 +184,14 @@ fn result(app: &mut App, ui: &mut Ui) {
 
     if !report.output.is_empty() {
         ui.label(RichText::new("Printed by the kernel").strong());
-        for o in &report.output {
-            egui::CollapsingHeader::new(format!("{} ({} lines)", o.launch, o.total_lines()))
+        // The first launch that printed starts open: that is what a learner who added a
+        // printf is looking for; the others are one click away.
+        for (index, o) in report.output.iter().enumerate() {
+            let lines = o.total_lines();
+            let plural = if lines == 1 { "" } else { "s" };
+            egui::CollapsingHeader::new(format!("{} ({lines} line{plural})", o.launch))
                 .id_salt(("printed", &o.launch))
+                .default_open(index == 0)
                 .show(ui, |ui| {
                     egui::ScrollArea::vertical()
                         .id_salt(("printed-scroll", &o.launch))

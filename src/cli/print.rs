@@ -130,7 +130,8 @@ fn print_output(report: &RunReport) {
     /// Lines of each launch shown in the terminal (`--json` has all that were kept).
     const SHOWN: usize = 20;
     for o in &report.output {
-        println!("printed  {} ({} lines):", o.launch, o.total_lines());
+        let plural = if o.total_lines() == 1 { "" } else { "s" };
+        println!("printed  {} ({} line{plural}):", o.launch, o.total_lines());
         for line in o.lines.iter().take(SHOWN) {
             println!("  | {line}");
         }
