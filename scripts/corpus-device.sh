@@ -35,9 +35,15 @@ started=$(date +%s)
 HARD=$((BUDGET + 60))
 # Two host threads per emulator run: EMU_JOBS x 2 of the 16 cores, the rest for the GPU runs.
 HALOSCOPE_EMU_THREADS=2 timeout -k 5 "$HARD" python3 scripts/corpus_run.py run emu "$SRC" "$RES" --jobs "$EMU_JOBS" --budget "$BUDGET" --timeout 120 &
+emu=$!
 timeout -k 5 "$HARD" python3 scripts/corpus_run.py ncu "$SRC" "$RES" --budget "$BUDGET" &
+ncu=$!
 timeout -k 5 "$HARD" python3 scripts/corpus_run.py run gpu "$SRC" "$RES" --jobs "$GPU_JOBS" --budget "$BUDGET" --timeout 120 &
-wait
+gpu=$!
+# Wait for these three by pid: a bare `wait` also waits for the `tee` of the process
+# substitution above, which never ends while this script holds its stdout (2026-12-03: that
+# deadlock cost a whole device call its results).
+wait "$emu" "$ncu" "$gpu"
 echo "all three done in $(($(date +%s) - started)) s"
 python3 scripts/corpus_run.py collect "$SRC" "$RES" > "$OUT/corpus-runs.jsonl"
 wc -l "$OUT/corpus-runs.jsonl"
