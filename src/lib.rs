@@ -6,6 +6,7 @@
 
 pub mod app;
 pub mod backend;
+pub mod backends;
 pub mod cli;
 pub mod compile;
 pub mod cudalibs;

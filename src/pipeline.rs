@@ -1,11 +1,12 @@
-//! One run of a lesson: compile -> contract -> verify every size -> profile -> time -> gate.
-//! The CLI and the GUI both call [`run_lesson`]; the GUI passes a progress callback.
+//! One run of a lesson on one backend: compile -> contract -> verify every size -> profile ->
+//! time -> gate. Which backend runs it is decided once, for the CLI and the app alike, by
+//! `crate::backends` (the policy), which calls in here.
 
-use crate::backend::{Backend, BackendChoice, BackendInfo, CancelFlag, KernelFault, open_backend};
-use crate::compile::{CompileFailure, Target, compile_kernel};
+use crate::backend::{Backend, BackendInfo, CancelFlag, KernelFault};
+use crate::compile::{CompileFailure, CompiledKernel, Target, compile_kernel};
 use crate::harness::{fresh_seed, size_seed};
-use crate::lesson::Lesson;
-use crate::report::{CompileSummary, GateResult, RunReport, StageTime, Verdict};
+use crate::lesson::{Language, Lesson};
+use crate::report::{CompileSummary, GateResult, RunReport, SCHEMA_VERSION, StageTime, Verdict, thousands};
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
@@ -43,9 +44,19 @@ impl RunRequest {
 /// Stages of a run, for progress bars.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Progress {
-    Compiling,
-    Verifying { n: u32, index: usize, of: usize },
-    Profiling { n: u32, launches: u32 },
+    /// With the compiler's name: NVRTC or rustc.
+    Compiling {
+        compiler: &'static str,
+    },
+    Verifying {
+        n: u32,
+        index: usize,
+        of: usize,
+    },
+    Profiling {
+        n: u32,
+        launches: u32,
+    },
     Timing,
     Done,
 }
@@ -54,7 +65,7 @@ impl Progress {
     /// Rough position of the stage in the whole run, 0..1.
     pub fn fraction(&self) -> f32 {
         match self {
-            Progress::Compiling => 0.02,
+            Progress::Compiling { .. } => 0.02,
             Progress::Verifying { index, of, .. } => 0.1 + 0.4 * (*index as f32 / (*of).max(1) as f32),
             Progress::Profiling { .. } => 0.55,
             Progress::Timing => 0.9,
@@ -64,7 +75,7 @@ impl Progress {
 
     pub fn describe(&self) -> String {
         match self {
-            Progress::Compiling => "compiling with NVRTC".into(),
+            Progress::Compiling { compiler } => format!("compiling with {compiler}"),
             Progress::Verifying { n, index, of } => format!("verifying n={n} ({}/{of})", index + 1),
             Progress::Profiling { n, launches } => format!("profiling n={n} ({launches} launches)"),
             Progress::Timing => "timing".into(),
@@ -73,27 +84,22 @@ impl Progress {
     }
 }
 
-/// Opens the chosen backend and runs the lesson on it.
-pub fn run_lesson(
+/// The run when no backend could be had: the kernel is still compiled and its contract
+/// checked (a learner without a backend gets that much), then the run ends with `fault`.
+pub fn run_without_backend(
     lesson: &Lesson,
     request: &RunRequest,
-    choice: BackendChoice,
+    fault: KernelFault,
     progress: &mut dyn FnMut(Progress),
-    cancel: &CancelFlag,
 ) -> RunReport {
-    match open_backend(choice) {
-        Ok(mut backend) => run_with_backend(lesson, request, backend.as_mut(), progress, cancel),
-        Err(fault) => {
-            // Still compile and check the contract: a learner without a backend gets that much.
-            let mut run = Run::new(lesson, request, None);
-            if run.compile(Target::EMULATOR, progress).is_some() {
-                run.finish_with_fault(fault);
-            }
-            run.report
-        }
+    let mut run = Run::new(lesson, request, None);
+    if run.compile(Target::EMULATOR, progress).is_some() {
+        run.finish_with_fault(fault);
     }
+    run.report
 }
 
+/// A whole run on `backend`.
 pub fn run_with_backend(
     lesson: &Lesson,
     request: &RunRequest,
@@ -101,9 +107,21 @@ pub fn run_with_backend(
     progress: &mut dyn FnMut(Progress),
     cancel: &CancelFlag,
 ) -> RunReport {
+    run_stages(lesson, request, backend, progress, cancel).0
+}
+
+/// A whole run on `backend`, and the compiled kernel when it compiled (the policy emulates
+/// one launch of it for the diagram after a GPU run, without compiling again).
+pub(crate) fn run_stages(
+    lesson: &Lesson,
+    request: &RunRequest,
+    backend: &mut dyn Backend,
+    progress: &mut dyn FnMut(Progress),
+    cancel: &CancelFlag,
+) -> (RunReport, Option<CompiledKernel>) {
     let mut run = Run::new(lesson, request, Some(backend.info()));
     let Some(mut kernel) = run.compile(backend.target(), progress) else {
-        return run.report;
+        return (run.report, None);
     };
     // nvdisasm takes about half a second: it runs while the sizes are verified.
     let machine_code = start_machine_code_check(&kernel);
@@ -126,7 +144,7 @@ pub fn run_with_backend(
             }
             Err(fault) => {
                 run.finish_with_fault(fault);
-                return run.report;
+                return (run.report, Some(kernel));
             }
         }
     }
@@ -151,7 +169,7 @@ pub fn run_with_backend(
         }
         Err(fault) => {
             run.finish_with_fault(fault);
-            return run.report;
+            return (run.report, Some(kernel));
         }
     }
 
@@ -161,13 +179,13 @@ pub fn run_with_backend(
         Ok(timing) => run.report.timing = timing,
         Err(fault) => {
             run.finish_with_fault(fault);
-            return run.report;
+            return (run.report, Some(kernel));
         }
     }
     run.stage("timing", started);
     run.conclude();
     progress(Progress::Done);
-    run.report
+    (run.report, Some(kernel))
 }
 
 /// Compares the kernel's PTX with its machine code in a thread of its own, when there is
@@ -196,6 +214,7 @@ struct Run<'a> {
 impl<'a> Run<'a> {
     fn new(lesson: &'a Lesson, request: &'a RunRequest, backend: Option<BackendInfo>) -> Run<'a> {
         let report = RunReport {
+            schema: SCHEMA_VERSION,
             haloscope_version: env!("CARGO_PKG_VERSION").to_string(),
             lesson: lesson.id.clone(),
             kernel_file: request.kernel_file.clone(),
@@ -204,6 +223,7 @@ impl<'a> Run<'a> {
             verdict: Verdict::InfraError,
             exit_code: Verdict::InfraError.exit_code(),
             headline: String::new(),
+            notice: None,
             compile: None,
             compile_failure: None,
             sizes: Vec::new(),
@@ -240,7 +260,9 @@ impl<'a> Run<'a> {
         target: Target,
         progress: &mut dyn FnMut(Progress),
     ) -> Option<crate::compile::CompiledKernel> {
-        progress(Progress::Compiling);
+        progress(Progress::Compiling {
+            compiler: Language::of(&self.request.source_name).compiler(),
+        });
         let started = Instant::now();
         let result = compile_kernel(
             &self.request.source,
@@ -254,8 +276,9 @@ impl<'a> Run<'a> {
             Ok(kernel) => {
                 self.report.compile = Some(CompileSummary {
                     millis: kernel.millis,
-                    nvrtc_version: kernel.nvrtc_version.clone(),
-                    nvrtc_path: kernel.nvrtc.path.display().to_string(),
+                    compiler: kernel.compiler.clone(),
+                    compiler_version: kernel.compiler_version.clone(),
+                    compiler_path: kernel.compiler_location.path.display().to_string(),
                     target: format!("{:?}", kernel.target),
                     warnings: kernel.diagnostics.clone(),
                 });
@@ -344,17 +367,4 @@ fn merge_findings(all: &mut Vec<crate::backend::Finding>, new: Vec<crate::backen
             None => all.push(f),
         }
     }
-}
-
-/// `1362688000` -> `1,362,688,000`.
-pub fn thousands(value: u64) -> String {
-    let digits = value.to_string();
-    let mut out = String::new();
-    for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i).is_multiple_of(3) {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    out
 }

@@ -4,10 +4,11 @@
 mod common;
 
 use haloscope::backend::{BackendChoice, CancelFlag, FindingKind, KernelFault};
+use haloscope::backends::run_lesson;
 use haloscope::compile::{Target, compile_kernel};
 use haloscope::emu::{RunOptions, load_program, run_lesson_kernel};
 use haloscope::lesson::{GridDim, GridRule, Lesson};
-use haloscope::pipeline::{RunRequest, run_lesson};
+use haloscope::pipeline::RunRequest;
 use haloscope::report::Verdict;
 
 /// A one-warp launch contract: entry `k(const float*, float*, int)`, block 32, grid 1.

@@ -7,8 +7,9 @@ mod common;
 
 use common::h200::{CUDA, H200, RUST};
 use haloscope::backend::{Backend, BackendChoice, CancelFlag, KernelFault};
+use haloscope::backends::run_lesson;
 use haloscope::gpu::{GpuBackend, gpu_present};
-use haloscope::pipeline::{RunRequest, run_lesson, run_with_backend};
+use haloscope::pipeline::{RunRequest, run_with_backend};
 use haloscope::report::{RunReport, Verdict};
 
 fn gpu() -> GpuBackend {

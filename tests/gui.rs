@@ -145,7 +145,7 @@ fn the_language_switch_runs_the_rust_starter() {
     let h200 = common::h200::H200::find(kernel).sectors;
     assert_eq!(h200, 1_363_506_800);
     let expected = common::expected_emulator_figure(kernel, "sectors", h200);
-    h.get_by_label(&format!("sectors: {}", haloscope::pipeline::thousands(expected)));
+    h.get_by_label(&format!("sectors: {}", haloscope::report::thousands(expected)));
     // The CUDA draft is still there when switching back.
     h.get_by_label("CUDA C++").click();
     h.run();

@@ -138,7 +138,11 @@ fn learner_kernels_give_the_h200_verdict_and_figures() {
     let mut wrong = Vec::new();
     for &(kernel, verdict, sectors, loads, stores, ideal) in H200 {
         let r = run(kernel);
-        let nvrtc = r.compile.as_ref().map(|c| c.nvrtc_version.clone()).unwrap_or_default();
+        let nvrtc = r
+            .compile
+            .as_ref()
+            .map(|c| c.compiler_version.clone())
+            .unwrap_or_default();
         let (sectors, loads, stores, ideal) = expected_for_nvrtc(kernel, &nvrtc, (sectors, loads, stores, ideal));
         let p = r.profile.as_ref();
         let got = (

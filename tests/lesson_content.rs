@@ -174,7 +174,7 @@ fn quoted_figures_come_from_the_measurements() {
         ];
         for (what, sectors, us) in figures {
             let kernel = format!("{}/{what}.cu", lesson.id);
-            let text = haloscope::pipeline::thousands(sectors);
+            let text = haloscope::report::thousands(sectors);
             for column in ["CUPTI", "ncu", "emulator"] {
                 assert_eq!(
                     cell(&rows, &kernel, column).as_deref(),
@@ -210,7 +210,7 @@ fn the_pinned_h200_figures_are_the_documented_ones() {
     ] {
         split += &std::fs::read_to_string(common::root().join("docs/device-runs").join(f)).unwrap();
     }
-    let t = haloscope::pipeline::thousands;
+    let t = haloscope::report::thousands;
     for h in common::h200::CUDA.iter().chain(common::h200::RUST) {
         let kernel = h.kernel.trim_start_matches("kernels/");
         let sectors = t(h.sectors);

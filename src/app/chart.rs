@@ -4,8 +4,8 @@
 
 use super::App;
 use super::theme::palette;
-use crate::pipeline::thousands;
 use crate::report::Verdict;
+use crate::report::thousands;
 use egui::{RichText, Ui};
 use egui_plot::{Bar, BarChart, HLine, Legend, LineStyle, Plot};
 

@@ -442,7 +442,7 @@ fn sector_view(ui: &mut Ui, pal: &Palette, app: &App) {
                 format!(
                     "line {}: {} sectors at {:.1} lanes",
                     l.line,
-                    crate::pipeline::thousands(l.sectors),
+                    crate::report::thousands(l.sectors),
                     l.average_active_lanes()
                 )
             })

@@ -3,7 +3,7 @@
 
 use super::App;
 use super::state::LessonTab;
-use crate::pipeline::thousands;
+use crate::report::thousands;
 use egui::{RichText, Ui};
 
 pub fn show(app: &mut App, ui: &mut Ui) {
@@ -170,7 +170,7 @@ pub fn split_fences(text: &str) -> Vec<(bool, String)> {
 
 /// CUDA C++ or Rust; Rust is offered when the lesson has Rust kernels and rustc can build them.
 fn language_switch(app: &mut App, ui: &mut Ui) {
-    use crate::compile::Language;
+    use crate::lesson::Language;
     let has_rust = app.lesson().is_some_and(|l| l.kernels_for(Language::Rust).is_some());
     let toolchain = crate::compile::rust_toolchain();
     ui.horizontal(|ui| {

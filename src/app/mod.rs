@@ -16,7 +16,7 @@ mod theme;
 use crate::gpu::gpu_present;
 use crate::lesson::{Course, Lesson};
 use crate::pipeline::Progress;
-use runner::{RunJob, RunMessage, RunOutcome, SharedGpu, start_run};
+use runner::{RunJob, RunMessage, RunOutcome, SharedBackends, start_run};
 use state::{Attempt, LessonProgress, Prefs, ResultTab, now_seconds};
 use std::collections::BTreeMap;
 use std::path::PathBuf;
@@ -60,7 +60,7 @@ pub struct App {
     /// The latest finished run, per lesson.
     pub outcomes: BTreeMap<String, RunOutcome>,
     pub diagram: diagram::DiagramState,
-    pub gpu: SharedGpu,
+    pub backends: SharedBackends,
     pub gpu_available: bool,
     pub status: String,
     pub confirm_solution: bool,
@@ -135,7 +135,7 @@ impl App {
             run_progress: None,
             outcomes: BTreeMap::new(),
             diagram: diagram::DiagramState::default(),
-            gpu: SharedGpu::default(),
+            backends: SharedBackends::default(),
             gpu_available: gpu_present(),
             status: String::new(),
             confirm_solution: false,
@@ -179,8 +179,8 @@ impl App {
     /// The draft key of a lesson in the current language: `id` for CUDA, `id.rs` for Rust.
     fn draft_key(&self, id: &str) -> String {
         match self.prefs.language {
-            crate::compile::Language::Cuda => id.to_string(),
-            crate::compile::Language::Rust => format!("{id}.rs"),
+            crate::lesson::Language::Cuda => id.to_string(),
+            crate::lesson::Language::Rust => format!("{id}.rs"),
         }
     }
 
@@ -193,7 +193,7 @@ impl App {
     }
 
     /// Switches the kernel language; the draft of each language is kept.
-    pub fn set_language(&mut self, language: crate::compile::Language) {
+    pub fn set_language(&mut self, language: crate::lesson::Language) {
         if language == self.prefs.language {
             return;
         }
@@ -213,7 +213,7 @@ impl App {
         self.autosave();
         if lesson.kernels_for(self.prefs.language).is_none() {
             self.status = format!("{} has no Rust kernels yet; showing CUDA C++", lesson.title);
-            self.prefs.language = crate::compile::Language::Cuda;
+            self.prefs.language = crate::lesson::Language::Cuda;
         }
         let (starter, _) = self.kernels(&lesson);
         let key = self.draft_key(id);
@@ -266,10 +266,12 @@ impl App {
             name,
             self.prefs.backend,
             self.options.seed,
-            self.gpu.clone(),
+            self.backends.clone(),
             move || repaint_ctx.request_repaint(),
         ));
-        self.run_progress = Some(Progress::Compiling);
+        self.run_progress = Some(Progress::Compiling {
+            compiler: crate::lesson::Language::of(&self.editor.file_name()).compiler(),
+        });
         self.status = "running…".into();
     }
 

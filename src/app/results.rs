@@ -6,8 +6,8 @@ use super::App;
 use super::state::ResultTab;
 use super::theme::palette;
 use crate::backend::BackendChoice;
-use crate::pipeline::thousands;
 use crate::report::Verdict;
+use crate::report::thousands;
 use egui::{RichText, Ui};
 
 pub fn show(app: &mut App, ui: &mut Ui) {
@@ -261,7 +261,7 @@ fn result(app: &mut App, ui: &mut Ui) {
             .iter()
             .map(|s| format!("{} {:.0} ms", s.stage, s.millis))
             .collect();
-        ui.label(RichText::new(format!("NVRTC {} · {}", c.nvrtc_version, c.target)).small())
+        ui.label(RichText::new(format!("{} {} · {}", c.compiler, c.compiler_version, c.target)).small())
             .on_hover_text(stages.join("\n"));
     }
     ui.add_space(8.0);

@@ -44,7 +44,7 @@ pub struct Prefs {
     pub hints_shown: BTreeMap<String, usize>,
     /// The language kernels are written in.
     #[serde(default = "cuda")]
-    pub language: crate::compile::Language,
+    pub language: crate::lesson::Language,
 }
 
 impl Default for Prefs {
@@ -62,8 +62,8 @@ impl Default for Prefs {
     }
 }
 
-fn cuda() -> crate::compile::Language {
-    crate::compile::Language::Cuda
+fn cuda() -> crate::lesson::Language {
+    crate::lesson::Language::Cuda
 }
 
 /// One press of Run, kept so it can be compared and restored.

@@ -2,13 +2,11 @@
 //! says and reports what happened. Two implementations: the CPU emulator of the PTX and the
 //! GPU (a worker subprocess driving CUDA through cudarc).
 
-mod fault;
-pub mod output;
-mod select;
-
-pub use fault::{Finding, FindingKind, KernelFault, ThreadPlace};
-pub use output::KernelOutput;
-pub use select::{BackendChoice, open_backend};
+// What a backend reports is the report schema's (crate::report); re-exported here because
+// it is also the interface a backend implements.
+pub use crate::report::{
+    BackendInfo, BackendKind, Finding, FindingKind, KernelFault, KernelOutput, ThreadPlace, output,
+};
 
 use crate::compile::{CompiledKernel, Target};
 use crate::harness::SizeVerification;
@@ -18,19 +16,14 @@ use serde::{Deserialize, Serialize};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+/// Which backend the learner asked for; `crate::backends` turns it into one.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, clap::ValueEnum, Default)]
 #[serde(rename_all = "lowercase")]
-pub enum BackendKind {
-    Emulator,
+pub enum BackendChoice {
+    #[default]
+    Auto,
+    Emu,
     Gpu,
-}
-
-/// Which backend ran, in words, for reports.
-#[derive(Debug, Clone, Serialize, Deserialize)]
-pub struct BackendInfo {
-    pub kind: BackendKind,
-    /// `NVIDIA H200 (sm_90)` or `PTX emulator, 2 threads`.
-    pub device: String,
 }
 
 /// Set from another thread (the GUI's Cancel) to stop a run between or inside launches.

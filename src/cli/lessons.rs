@@ -1,7 +1,7 @@
 //! `haloscope lessons` and `haloscope lesson check`.
 
 use crate::lesson::{Course, load_lesson};
-use crate::pipeline::thousands;
+use crate::report::thousands;
 use std::path::Path;
 
 pub fn list(course_dir: &Path) -> i32 {

@@ -1,8 +1,8 @@
 //! The human-readable table `haloscope run` prints.
 
 use crate::lesson::Lesson;
-use crate::pipeline::thousands;
 use crate::report::RunReport;
+use crate::report::thousands;
 
 pub fn print_report(lesson: &Lesson, report: &RunReport) {
     println!("lesson   {} — {}", lesson.id, lesson.title);
@@ -13,8 +13,8 @@ pub fn print_report(lesson: &Lesson, report: &RunReport) {
     println!("seed     {}", report.seed);
     if let Some(compile) = &report.compile {
         println!(
-            "compile  ok in {:.0} ms (NVRTC {}, {})",
-            compile.millis, compile.nvrtc_version, compile.target
+            "compile  ok in {:.0} ms ({} {}, {})",
+            compile.millis, compile.compiler, compile.compiler_version, compile.target
         );
         for w in &compile.warnings {
             println!("         {w}");

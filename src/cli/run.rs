@@ -3,9 +3,11 @@
 use super::RunArgs;
 use super::print::print_report;
 use crate::backend::{BackendChoice, CancelFlag};
+use crate::backends::run_lesson;
 use crate::lesson::{Course, Expectation, Lesson};
-use crate::pipeline::{RunRequest, run_lesson, thousands};
+use crate::pipeline::RunRequest;
 use crate::report::Verdict;
+use crate::report::thousands;
 use std::path::Path;
 
 pub fn run(course_dir: &Path, args: &RunArgs) -> i32 {

@@ -2,128 +2,16 @@
 
 use super::contract_probe::{PROBE_FILE, probe_source};
 use super::diagnostics::{Diagnostic, Severity, parse_nvrtc_log};
-use crate::cudalibs::{CUDA_INCLUDE_ENV, CudaHeaders, CudaLib, LibLocation, cuda_headers, ensure_loaded};
+use super::entry_check::check_entry;
+use super::{CompileFailure, CompiledKernel, Target};
+use crate::cudalibs::{CUDA_INCLUDE_ENV, CudaHeaders, CudaLib, cuda_headers, ensure_loaded};
 use crate::lesson::Lesson;
-use crate::ptx::entries::entry_signatures;
 use cudarc::nvrtc::{result, sys};
-use serde::{Deserialize, Serialize};
 use std::ffi::CString;
 use std::path::Path;
 
-/// What to ask NVRTC for.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Target {
-    /// Virtual-architecture PTX (`compute_XX`): what the emulator executes.
-    Ptx { compute: u32 },
-    /// Machine code for a real GPU (`sm_XX`), plus its PTX.
-    Cubin { sm: u32 },
-}
-
-impl Target {
-    /// For the emulator: machine code for sm_90, the Hopper generation the lessons are
-    /// measured on. The emulator runs the PTX (the same text as for compute_90); the cubin
-    /// is what the machine-code check compares it with (`machine_code`).
-    pub const EMULATOR: Target = Target::Cubin {
-        sm: super::machine_code::REFERENCE_SM,
-    };
-
-    fn arch_option(self) -> String {
-        match self {
-            Target::Ptx { compute } => format!("--gpu-architecture=compute_{compute}"),
-            Target::Cubin { sm } => format!("--gpu-architecture=sm_{sm}"),
-        }
-    }
-}
-
-#[derive(Debug, Clone, Serialize, Deserialize)]
-pub struct CompiledKernel {
-    pub ptx: String,
-    #[serde(skip)]
-    pub cubin: Option<Vec<u8>>,
-    pub target: Target,
-    /// The PTX entry to launch (the contract's `entry`).
-    pub entry: String,
-    /// Warnings and notes; a successful compile has no errors.
-    pub diagnostics: Vec<Diagnostic>,
-    pub nvrtc_version: String,
-    pub nvrtc: LibLocation,
-    pub millis: f64,
-    /// What ptxas did to the global memory instructions (`machine_code::check`), once the
-    /// pipeline has it: `Err` says why the check could not run.
-    #[serde(skip)]
-    pub machine_code: Option<Result<super::machine_code::MachineCode, String>>,
-}
-
-#[derive(Debug, Clone, Serialize, Deserialize)]
-#[serde(tag = "kind", rename_all = "snake_case")]
-pub enum CompileFailure {
-    /// NVRTC could not be found or opened: `help` says how to install it.
-    CompilerUnavailable { help: String },
-    /// The learner's code does not compile.
-    Errors { diagnostics: Vec<Diagnostic>, log: String },
-    /// The code compiles but does not match the lesson's contract.
-    Contract {
-        message: String,
-        diagnostics: Vec<Diagnostic>,
-    },
-    /// NVRTC itself failed (not the learner's fault).
-    Internal { message: String },
-}
-
-impl CompileFailure {
-    pub fn headline(&self) -> String {
-        match self {
-            CompileFailure::CompilerUnavailable { help } => help.clone(),
-            CompileFailure::Errors { diagnostics, .. } => {
-                let errors: Vec<String> = diagnostics
-                    .iter()
-                    .filter(|d| d.severity == Severity::Error)
-                    .map(|d| d.to_string())
-                    .collect();
-                format!("compile error ({}):\n  {}", errors.len(), errors.join("\n  "))
-            }
-            CompileFailure::Contract { message, .. } => format!("contract: {message}"),
-            CompileFailure::Internal { message } => format!("NVRTC failed: {message}"),
-        }
-    }
-}
-
-/// The language a kernel is written in, from its file name.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Language {
-    Cuda,
-    Rust,
-}
-
-impl Language {
-    pub fn of(source_name: &str) -> Language {
-        if source_name.ends_with(".rs") {
-            Language::Rust
-        } else {
-            Language::Cuda
-        }
-    }
-}
-
-/// Compiles `source` (shown to the learner as `source_name`) for `lesson` and checks the
-/// signature and entry point against its contract: CUDA C++ with NVRTC, Rust (`.rs`) with
-/// rustc.
-pub fn compile_kernel(
-    source: &str,
-    source_name: &str,
-    lesson: &Lesson,
-    target: Target,
-    nvrtc_path: Option<&Path>,
-) -> Result<CompiledKernel, CompileFailure> {
-    match Language::of(source_name) {
-        Language::Rust => super::rustc::compile_rust(source, source_name, lesson, target),
-        Language::Cuda => compile_cuda(source, source_name, lesson, target, nvrtc_path),
-    }
-}
-
-fn compile_cuda(
+/// CUDA C++ with NVRTC: the learner's text, then the contract probe, in one program.
+pub(super) fn compile_cuda(
     source: &str,
     source_name: &str,
     lesson: &Lesson,
@@ -167,8 +55,9 @@ fn compile_cuda(
         target,
         entry: lesson.entry.clone(),
         diagnostics: diagnostics.into_iter().filter(|d| d.file != PROBE_FILE).collect(),
-        nvrtc_version: output.version,
-        nvrtc,
+        compiler: "NVRTC".into(),
+        compiler_version: output.version,
+        compiler_location: nvrtc,
         millis: started.elapsed().as_secs_f64() * 1e3,
         machine_code: None,
     })
@@ -200,48 +89,6 @@ fn contract_message(lesson: &Lesson, diagnostics: &[Diagnostic]) -> String {
             lesson.signature()
         )
     }
-}
-
-/// The entry must be a `.entry` in the PTX under its plain name, with parameters of the
-/// sizes the harness passes.
-pub(super) fn check_entry(lesson: &Lesson, ptx: &str) -> Result<(), CompileFailure> {
-    let entries = entry_signatures(ptx);
-    let contract = |message: String| CompileFailure::Contract {
-        message,
-        diagnostics: Vec::new(),
-    };
-    let Some(entry) = entries.iter().find(|e| e.name == lesson.entry) else {
-        let mangled = entries
-            .iter()
-            .any(|e| e.name.starts_with("_Z") && e.name.contains(&lesson.entry));
-        return Err(contract(if mangled {
-            format!(
-                "`{}` has C++ linkage; declare it `extern \"C\" __global__` so the harness can find it",
-                lesson.entry
-            )
-        } else {
-            format!(
-                "`{}` is not a __global__ kernel in the compiled module; declare it `extern \"C\" __global__`",
-                lesson.entry
-            )
-        }));
-    };
-    let sizes: Vec<u32> = entry
-        .param_types
-        .iter()
-        .map(|t| t[1..].parse::<u32>().unwrap_or(0) / 8)
-        .collect();
-    let expected: Vec<u32> = lesson.params.iter().map(|p| p.kind.param_bytes()).collect();
-    if sizes != expected {
-        return Err(contract(format!(
-            "`{}` takes parameters of {:?} bytes, the lesson passes {:?}: expected void {}",
-            lesson.entry,
-            sizes,
-            expected,
-            lesson.signature()
-        )));
-    }
-    Ok(())
 }
 
 /// Headers haloscope hands NVRTC in memory (the files are in include/): the C and C++
@@ -317,9 +164,9 @@ fn run_nvrtc(
     let program = create_program(&src, &name, &shim_headers(headers))?;
     let mut options = vec![target.arch_option()];
     options.extend(nvrtc_options(headers));
-    // SAFETY: `program` was just created and is destroyed below, once.
-    let compiled = unsafe { result::compile_program(program, &options) };
-    let log = unsafe { result::get_program_log(program) }
+    // SAFETY (all calls below): `program.0` is live until `program` drops.
+    let compiled = unsafe { result::compile_program(program.0, &options) };
+    let log = unsafe { result::get_program_log(program.0) }
         .map(|chars| c_chars_to_string(&chars))
         .unwrap_or_default();
     let mut output = NvrtcOutput {
@@ -329,18 +176,31 @@ fn run_nvrtc(
         version,
     };
     if compiled.is_ok() {
-        let ptx = unsafe { result::get_ptx(program) }.map_err(|e| format!("nvrtcGetPTX: {e:?}"))?;
+        let ptx = unsafe { result::get_ptx(program.0) }.map_err(|e| format!("nvrtcGetPTX: {e:?}"))?;
         output.ptx = Some(c_chars_to_string(&ptx));
         if let Target::Cubin { .. } = target {
-            output.cubin = Some(unsafe { get_cubin(program) }?);
+            output.cubin = Some(unsafe { get_cubin(program.0) }?);
         }
     }
-    unsafe { result::destroy_program(program) }.map_err(|e| format!("nvrtcDestroyProgram: {e:?}"))?;
     Ok(output)
 }
 
+/// An NVRTC program, destroyed when dropped: every path out of `run_nvrtc`, early `?`s
+/// included, frees it. (cudarc's safe `compile_ptx` has its own guard but no way to pass the
+/// in-memory headers, so the raw API is used.)
+struct Program(sys::nvrtcProgram);
+
+impl Drop for Program {
+    fn drop(&mut self) {
+        // SAFETY: the program was created by `create_program` and is destroyed only here.
+        if let Err(e) = unsafe { result::destroy_program(self.0) } {
+            eprintln!("haloscope: nvrtcDestroyProgram failed: {e:?}");
+        }
+    }
+}
+
 /// nvrtcCreateProgram with in-memory headers (cudarc's wrapper passes none).
-fn create_program(src: &CString, name: &CString, headers: &[(&str, &str)]) -> Result<sys::nvrtcProgram, String> {
+fn create_program(src: &CString, name: &CString, headers: &[(&str, &str)]) -> Result<Program, String> {
     let to_c = |s: &str| CString::new(s).map_err(|_| "a shim header contains a NUL byte".to_string());
     let contents: Vec<CString> = headers.iter().map(|(_, text)| to_c(text)).collect::<Result<_, _>>()?;
     let names: Vec<CString> = headers.iter().map(|(name, _)| to_c(name)).collect::<Result<_, _>>()?;
@@ -363,7 +223,7 @@ fn create_program(src: &CString, name: &CString, headers: &[(&str, &str)]) -> Re
         return Err(format!("nvrtcCreateProgram: {status:?}"));
     }
     // SAFETY: NVRTC_SUCCESS means the program was written.
-    Ok(unsafe { program.assume_init() })
+    Ok(Program(unsafe { program.assume_init() }))
 }
 
 /// # Safety

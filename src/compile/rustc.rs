@@ -5,7 +5,8 @@
 //! also checks the kernel's signature against the lesson contract.
 
 use super::diagnostics::{Diagnostic, Severity};
-use super::nvrtc::{CompileFailure, CompiledKernel, Target};
+use super::entry_check::check_entry;
+use super::{CompileFailure, CompiledKernel, Target};
 use crate::cudalibs::LibLocation;
 use crate::lesson::{Lesson, ParamKind};
 use std::path::{Path, PathBuf};
@@ -152,15 +153,16 @@ pub fn compile_rust(
         });
     }
     let ptx = line_info_only(&ptx.unwrap_or_default());
-    super::nvrtc::check_entry(lesson, &ptx)?;
+    check_entry(lesson, &ptx)?;
     Ok(CompiledKernel {
         ptx,
         cubin: None,
         target: Target::Ptx { compute: sm },
         entry: lesson.entry.clone(),
         diagnostics: diagnostics.into_iter().filter(|d| d.file == source_name).collect(),
-        nvrtc_version: version.clone(),
-        nvrtc: LibLocation {
+        compiler: "rustc".into(),
+        compiler_version: version.clone(),
+        compiler_location: LibLocation {
             path: rustc(),
             source: version,
         },

@@ -3,42 +3,9 @@
 
 use super::ir::{BoolOp, Cmp, FOp, FUnOp, IntOp, IntUnOp, NumTy, Round};
 
-#[inline(always)]
-pub fn mask(bits: u8) -> u64 {
-    if bits >= 64 { u64::MAX } else { (1u64 << bits) - 1 }
-}
-
-#[inline(always)]
-pub fn sext(value: u64, bits: u8) -> i64 {
-    if bits >= 64 {
-        value as i64
-    } else {
-        let shift = 64 - bits as u32;
-        ((value << shift) as i64) >> shift
-    }
-}
-
-/// The canonical NaN NVIDIA GPUs produce for f32.
-pub const CANONICAL_NAN_F32: u32 = 0x7FFF_FFFF;
-
-#[inline(always)]
-pub fn f32_bits(value: f32) -> u64 {
-    if value.is_nan() {
-        CANONICAL_NAN_F32 as u64
-    } else {
-        value.to_bits() as u64
-    }
-}
-
-#[inline(always)]
-pub fn ftz32(x: f32) -> f32 {
-    if x.is_subnormal() { 0.0f32.copysign(x) } else { x }
-}
-
-#[inline(always)]
-pub fn ftz64(x: f64) -> f64 {
-    if x.is_subnormal() { 0.0f64.copysign(x) } else { x }
-}
+// The bit-level helpers live in bits.rs (numeric.rs needs them too); re-exported so that
+// `alu::mask` and friends read as the ALU's vocabulary in the executor.
+pub use super::bits::{f32_bits, float_compare, ftz32, ftz64, mask, sext};
 
 #[inline(always)]
 fn sat32(x: f32) -> f32 {
@@ -342,26 +309,6 @@ pub fn compare_lanes(cmp: Cmp, ty: NumTy, a: &[u64; 32], b: &[u64; 32]) -> u32 {
     }
 }
 
-fn float_compare(cmp: Cmp, a: f64, b: f64) -> bool {
-    let unordered = a.is_nan() || b.is_nan();
-    match cmp {
-        Cmp::Eq => a == b,
-        Cmp::Ne => !unordered && a != b,
-        Cmp::Lt => a < b,
-        Cmp::Le => a <= b,
-        Cmp::Gt => a > b,
-        Cmp::Ge => a >= b,
-        Cmp::Equ => unordered || a == b,
-        Cmp::Neu => unordered || a != b,
-        Cmp::Ltu => unordered || a < b,
-        Cmp::Leu => unordered || a <= b,
-        Cmp::Gtu => unordered || a > b,
-        Cmp::Geu => unordered || a >= b,
-        Cmp::Num => !unordered,
-        Cmp::Nan => unordered,
-    }
-}
-
 #[inline(always)]
 pub fn bool_op(op: BoolOp, a: u32, b: u32) -> u32 {
     match op {
@@ -478,7 +425,7 @@ pub fn convert(to: NumTy, from: NumTy, round: Round, ftz: bool, sat: bool, a: u6
 /// Conversions to and from f16 / bf16: through f64, which holds every half value and every
 /// f32 exactly, so the only rounding is the final one.
 fn convert_half(to: NumTy, from: NumTy, round: Round, ftz: bool, sat: bool, a: u64) -> Result<u64, &'static str> {
-    use super::numeric::{f64_to_half, half_to_f32};
+    use super::bits::{f64_to_half, half_to_f32};
     let value = match from {
         NumTy::F16 => half_to_f32(a as u16, false) as f64,
         NumTy::BF16 => half_to_f32(a as u16, true) as f64,
@@ -556,7 +503,7 @@ mod tests {
         assert_ne!(f32::from_bits(r as u32), a * b - 1.0);
         assert_eq!(
             f32_bin(FOp::Add, false, false, f32::NAN.to_bits() as u64, 0),
-            CANONICAL_NAN_F32 as u64
+            crate::emu::bits::CANONICAL_NAN_F32 as u64
         );
     }
 

@@ -11,8 +11,8 @@ use crate::backend::{
 use crate::compile::{CompiledKernel, MachineCode, Target};
 use crate::harness::{check_size, fresh_seed, poisoned_output, random_inputs};
 use crate::lesson::Lesson;
-use crate::pipeline::thousands;
-use crate::report::{LineSectors, SectorProfile, SharedStats};
+use crate::report::thousands;
+use crate::report::{GlobalAccess, ProfileBuilder, SectorProfile, SharedStats};
 use std::sync::Arc;
 
 #[derive(Debug, Clone, Default)]
@@ -42,6 +42,11 @@ impl EmulatorBackend {
             last_trace: Vec::new(),
             last_trace_n: 0,
         }
+    }
+
+    /// Which block's accesses to trace from now on (`None`: none).
+    pub fn set_watch(&mut self, watch: Option<[u32; 3]>) {
+        self.options.watch = watch;
     }
 
     fn run_options(&self) -> RunOptions {
@@ -167,53 +172,35 @@ pub fn sector_profile(
     removed: &std::collections::BTreeSet<u32>,
 ) -> SectorProfile {
     let k = launches as u64;
-    let mut lines: std::collections::BTreeMap<u32, LineSectors> = Default::default();
-    let mut profile = SectorProfile {
-        n,
-        launches,
-        launches_executed: 1,
-        ..SectorProfile::default()
-    };
+    let mut builder = ProfileBuilder::new(n, launches, 1);
     for (pc, inst) in prog.insts.iter().enumerate() {
         let s = &stats.per_pc[pc];
         if s.warp_insts == 0 && !inst.is_global_access() {
             continue;
         }
-        let line = lines.entry(inst.line).or_insert_with(|| LineSectors {
-            line: inst.line,
-            ..LineSectors::default()
-        });
-        line.warp_instructions += s.warp_insts * k;
-        line.active_lanes += s.active_lanes * k;
+        builder.add_instructions(inst.line, s.warp_insts * k, s.active_lanes * k);
         if s.global_warp_insts == 0 || removed.contains(&inst.ptx_line) {
             continue;
         }
-        let is_store = inst.is_store_like();
-        line.sectors += s.sectors * k;
-        line.ideal_sectors += s.ideal_sectors * k;
-        line.global_instructions += s.global_warp_insts * k;
-        if is_store {
-            line.store_sectors += s.sectors * k;
-            profile.store_sectors += s.sectors * k;
-        } else {
-            line.load_sectors += s.sectors * k;
-            profile.load_sectors += s.sectors * k;
-        }
-        profile.sectors += s.sectors * k;
-        profile.ideal_sectors += s.ideal_sectors * k;
+        builder.add_global(GlobalAccess {
+            line: inst.line,
+            store: inst.is_store_like(),
+            sectors: s.sectors * k,
+            ideal_sectors: s.ideal_sectors * k,
+            instructions: s.global_warp_insts * k,
+        });
     }
-    profile.per_line = lines
-        .into_values()
-        .filter(|l| l.global_instructions > 0 || l.line != 0)
-        .collect();
-    profile.shared = SharedStats {
-        requests: stats.shared_requests * k,
-        bank_conflicts: stats.bank_conflicts * k,
-    };
-    profile.average_active_lanes = if stats.warp_insts == 0 {
+    // Every instruction was counted, so the launch's own average is exact; line 0 (code the
+    // compiler made up) is listed only where it touched global memory.
+    let average = if stats.warp_insts == 0 {
         0.0
     } else {
         stats.lane_insts as f64 / stats.warp_insts as f64
+    };
+    let mut profile = builder.finish(Some(average), |l| l.global_instructions > 0 || l.line != 0);
+    profile.shared = SharedStats {
+        requests: stats.shared_requests * k,
+        bank_conflicts: stats.bank_conflicts * k,
     };
     profile
 }

@@ -143,7 +143,7 @@ pub fn warp_sync_deadlock(warps: &[Warp], insts: &[super::ir::Inst]) -> Option<D
             let Some(wait) = p.wait.filter(|w| w.id == super::warp::WARP_SYNC) else {
                 continue;
             };
-            let name = super::warp_ops::warp_call_name(&insts[wait.pc as usize].kind);
+            let name = insts[wait.pc as usize].kind.warp_call_name();
             let lanes = w.live() & !p.lanes();
             let lane = lanes.trailing_zeros() as usize;
             let elsewhere = w

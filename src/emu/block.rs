@@ -29,6 +29,25 @@ pub struct LaunchConfig {
     pub lanes_per_warp: u32,
 }
 
+/// Per-instruction working arrays of the memory instructions (block_memory.rs), reused; only the parts an instruction writes are read.
+pub struct Scratch {
+    pub(super) store_values: [[u64; 32]; 4],
+    pub(super) loaded: [[u64; 32]; 4],
+    pub(super) sectors: [u64; 128],
+    pub(super) shared_offsets: [(u64, u32); 32],
+}
+
+impl Default for Scratch {
+    fn default() -> Scratch {
+        Scratch {
+            store_values: [[0; 32]; 4],
+            loaded: [[0; 32]; 4],
+            sectors: [0; 128],
+            shared_offsets: [(0, 0); 32],
+        }
+    }
+}
+
 pub struct BlockRunner<'a> {
     pub prog: &'a Program,
     pub cfg: &'a LaunchConfig,
@@ -44,7 +63,7 @@ pub struct BlockRunner<'a> {
     /// Whether the block running now is the watched one, and accesses traced per thread.
     watching: bool,
     pub(super) traced: Vec<u32>,
-    pub(super) scratch: Option<Box<super::block_memory::Scratch>>,
+    pub(super) scratch: Option<Box<Scratch>>,
 }
 
 /// Accesses traced per thread of the watched block: enough for several z steps in 3D.

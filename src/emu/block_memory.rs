@@ -2,7 +2,7 @@
 //! memory, hazard tracking and bank conflicts for shared memory, and the watched thread's
 //! read trace.
 
-use super::block::BlockRunner;
+use super::block::{BlockRunner, Scratch};
 use super::fault::{EmuFault, EmuFaultKind};
 use super::ir::{Addr, Kind, MemSpace};
 use super::memory::{AccessError, LOCAL_WINDOW, SHARED_WINDOW, WINDOW_SIZE};
@@ -33,25 +33,6 @@ pub(super) fn resolve(space: MemSpace, address: u64) -> Resolved {
             } else {
                 Resolved::Global
             }
-        }
-    }
-}
-
-/// Per-instruction working arrays, reused; only the parts an instruction writes are read.
-pub struct Scratch {
-    store_values: [[u64; 32]; 4],
-    loaded: [[u64; 32]; 4],
-    sectors: [u64; 128],
-    shared_offsets: [(u64, u32); 32],
-}
-
-impl Default for Scratch {
-    fn default() -> Scratch {
-        Scratch {
-            store_values: [[0; 32]; 4],
-            loaded: [[0; 32]; 4],
-            sectors: [0; 128],
-            shared_offsets: [(0, 0); 32],
         }
     }
 }

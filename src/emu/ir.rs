@@ -685,3 +685,33 @@ pub struct GlobalVar {
 
 /// Reconvergence sentinel: the end of the kernel.
 pub const EXIT: u32 = u32::MAX;
+
+impl Kind {
+    /// The CUDA call a warp-level instruction comes from, for messages.
+    pub fn warp_call_name(&self) -> &'static str {
+        match self {
+            Kind::Shfl { mode: ShflMode::Up, .. } => "__shfl_up_sync",
+            Kind::Shfl {
+                mode: ShflMode::Down, ..
+            } => "__shfl_down_sync",
+            Kind::Shfl {
+                mode: ShflMode::Bfly, ..
+            } => "__shfl_xor_sync",
+            Kind::Shfl { .. } => "__shfl_sync",
+            Kind::Vote {
+                mode: VoteMode::Ballot, ..
+            } => "__ballot_sync",
+            Kind::Vote {
+                mode: VoteMode::All, ..
+            } => "__all_sync",
+            Kind::Vote {
+                mode: VoteMode::Any, ..
+            } => "__any_sync",
+            Kind::Vote { .. } => "__uni_sync",
+            Kind::Match { all: true, .. } => "__match_all_sync",
+            Kind::Match { .. } => "__match_any_sync",
+            Kind::Redux { .. } => "__reduce_*_sync",
+            _ => "__syncwarp",
+        }
+    }
+}

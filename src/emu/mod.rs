@@ -7,6 +7,7 @@ mod alu;
 mod atomic;
 mod backend;
 mod barrier;
+mod bits;
 mod block;
 mod block_memory;
 mod cfg;

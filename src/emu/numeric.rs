@@ -7,14 +7,12 @@
 //! of the GPU's, though not bit-identical to it. Half precision is computed in f64 and
 //! rounded once to f16/bf16 (round to nearest even), which is exact for add, sub and mul.
 
-use super::alu::{f32_bits, ftz32};
+use super::bits::{f32_bits, f64_to_half, float_compare, ftz32, half_to_f32, half_to_f64, mask, sext};
 use super::block::BlockRunner;
 use super::ir::*;
 use super::warp::Warp;
-use half::{bf16, f16};
 
 /// The canonical NaN of f16 and bf16 results.
-const HALF_NAN: u16 = 0x7FFF;
 
 pub fn prmt(mode: PrmtMode, a: u32, b: u32, c: u32) -> u32 {
     let x = (a as u64) | ((b as u64) << 32);
@@ -55,7 +53,7 @@ pub fn dp(four: bool, hi: bool, a_signed: bool, b_signed: bool, a: u32, b: u32, 
     let part = |v: u32, width: u32, i: u32, signed: bool| -> i64 {
         let raw = (v >> (i * width)) & ((1u32 << width) - 1);
         if signed {
-            super::alu::sext(raw as u64, width as u8)
+            sext(raw as u64, width as u8)
         } else {
             raw as i64
         }
@@ -90,10 +88,10 @@ pub fn testp(op: TestpOp, double: bool, bits: u64) -> bool {
 }
 
 pub fn bfind(bits: u8, signed: bool, shiftamt: bool, a: u64) -> u64 {
-    let v = a & super::alu::mask(bits);
+    let v = a & mask(bits);
     // For a negative signed value the first bit that differs from the sign.
-    let search = if signed && super::alu::sext(v, bits) < 0 {
-        !v & super::alu::mask(bits)
+    let search = if signed && sext(v, bits) < 0 {
+        !v & mask(bits)
     } else {
         v
     };
@@ -130,26 +128,6 @@ pub fn approx(op: ApproxOp, double: bool, ftz: bool, a: u64, b: u64) -> u64 {
     } else {
         let r = r as f32;
         f32_bits(if ftz { ftz32(r) } else { r })
-    }
-}
-
-fn half_to_f64(bits: u16, is_bf16: bool) -> f64 {
-    if is_bf16 {
-        bf16::from_bits(bits).to_f64()
-    } else {
-        f16::from_bits(bits).to_f64()
-    }
-}
-
-/// Rounds to f16/bf16 (nearest even), with the canonical NaN.
-pub fn f64_to_half(v: f64, is_bf16: bool) -> u16 {
-    if v.is_nan() {
-        return HALF_NAN;
-    }
-    if is_bf16 {
-        bf16::from_f64(v).to_bits()
-    } else {
-        f16::from_f64(v).to_bits()
     }
 }
 
@@ -233,11 +211,7 @@ pub fn half(op: HalfOp, is_bf16: bool, x2: bool, ftz: bool, sat: bool, a: u64, b
 pub fn half_compare(cmp: Cmp, is_bf16: bool, a: u16, b: u16) -> bool {
     let x = half_to_f32(a, is_bf16);
     let y = half_to_f32(b, is_bf16);
-    super::alu::compare_lanes(cmp, NumTy::F32, &[x.to_bits() as u64; 32], &[y.to_bits() as u64; 32]) & 1 != 0
-}
-
-pub fn half_to_f32(bits: u16, is_bf16: bool) -> f32 {
-    half_to_f64(bits, is_bf16) as f32
+    float_compare(cmp, x as f64, y as f64)
 }
 
 impl BlockRunner<'_> {
@@ -336,6 +310,7 @@ impl BlockRunner<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use half::f16;
 
     #[test]
     fn prmt_default_and_modes() {

@@ -66,7 +66,7 @@ pub struct Printed {
 
 impl Printed {
     pub fn push(&mut self, block: u64, text: String) {
-        use crate::backend::output::{MAX_BYTES, MAX_LINES};
+        use crate::report::output::{MAX_BYTES, MAX_LINES};
         let lines = text.matches('\n').count().max(1);
         if self.kept_lines + lines > MAX_LINES || self.kept_bytes + text.len() > MAX_BYTES {
             self.cut_lines += lines as u64;

@@ -219,7 +219,7 @@ impl BlockRunner<'_> {
     /// mask names threads that have not exited and are not executing with them (wait).
     fn check_members(&self, warp: &Warp, pc: usize, m: u32, mask: u32) -> Result<bool, EmuFault> {
         let inst = &self.prog.insts[pc];
-        let name = warp_call_name(&inst.kind);
+        let name = inst.kind.warp_call_name();
         let outside = m & !mask;
         if outside != 0 {
             let lane = outside.trailing_zeros();
@@ -234,33 +234,5 @@ impl BlockRunner<'_> {
             ));
         }
         Ok(mask & !m & warp.live() == 0)
-    }
-}
-
-/// The CUDA call a warp-level instruction comes from, for messages.
-pub(super) fn warp_call_name(kind: &Kind) -> &'static str {
-    match kind {
-        Kind::Shfl { mode: ShflMode::Up, .. } => "__shfl_up_sync",
-        Kind::Shfl {
-            mode: ShflMode::Down, ..
-        } => "__shfl_down_sync",
-        Kind::Shfl {
-            mode: ShflMode::Bfly, ..
-        } => "__shfl_xor_sync",
-        Kind::Shfl { .. } => "__shfl_sync",
-        Kind::Vote {
-            mode: VoteMode::Ballot, ..
-        } => "__ballot_sync",
-        Kind::Vote {
-            mode: VoteMode::All, ..
-        } => "__all_sync",
-        Kind::Vote {
-            mode: VoteMode::Any, ..
-        } => "__any_sync",
-        Kind::Vote { .. } => "__uni_sync",
-        Kind::Match { all: true, .. } => "__match_all_sync",
-        Kind::Match { .. } => "__match_any_sync",
-        Kind::Redux { .. } => "__reduce_*_sync",
-        _ => "__syncwarp",
     }
 }

@@ -7,7 +7,7 @@
 //! before the marker was printed by that request's launches.
 
 use crate::backend::KernelOutput;
-use crate::backend::output::MAX_BYTES;
+use crate::report::output::MAX_BYTES;
 use std::fs::File;
 use std::io::{Read, Write};
 use std::sync::mpsc::{Receiver, channel};
@@ -261,7 +261,7 @@ impl Capture {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::backend::output::MAX_LINES;
+    use crate::report::output::MAX_LINES;
 
     const PREFIX: &str = "\u{1b}end 1f.2 ";
 

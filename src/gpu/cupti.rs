@@ -28,20 +28,16 @@ unsafe extern "C" {
     fn free(ptr: *mut c_void);
 }
 
+/// A CUPTI status as a fault, through cudarc's `CuptiError` (which carries CUPTI's own text).
 fn check(what: &str, result: sys::CUptiResult) -> Result<(), KernelFault> {
-    if result == sys::CUptiResult::CUPTI_SUCCESS {
-        return Ok(());
-    }
-    let mut text: *const c_char = std::ptr::null();
-    // SAFETY: CUPTI returns a static string.
-    unsafe { sys::cuptiGetResultString(result, &mut text) };
-    let text = if text.is_null() {
-        format!("{result:?}")
-    } else {
-        unsafe { CStr::from_ptr(text) }.to_string_lossy().into_owned()
-    };
-    Err(KernelFault::Infrastructure {
-        message: format!("CUPTI {what} failed: {text}"),
+    result.result().map_err(|error| {
+        let text = error
+            .error_string()
+            .map(|t| t.to_string_lossy().into_owned())
+            .unwrap_or_else(|_| format!("{result:?}"));
+        KernelFault::Infrastructure {
+            message: format!("CUPTI {what} failed: {text}"),
+        }
     })
 }
 
@@ -56,7 +52,7 @@ pub fn profile_with_cupti(
     ensure_loaded(CudaLib::Cupti, None).map_err(|message| KernelFault::Infrastructure { message })?;
     // Everything that is not the measured kernel happens before Enable.
     let f = d.function(kernel)?;
-    let (d_in, mut d_out) = super::worker::buffers(d, lesson.stencil.elements(n), 2)?;
+    let (d_in, mut d_out) = super::device::buffers(d, lesson.stencil.elements(n), 2)?;
     d.stream.synchronize().map_err(|e| driver_fault("setup", e))?;
     let ctx = d.ctx.cu_ctx() as _;
 

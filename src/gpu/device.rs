@@ -3,6 +3,7 @@
 
 use super::protocol::{DeviceInfo, KernelImage};
 use crate::backend::KernelFault;
+use crate::harness::random_inputs;
 use crate::lesson::{Lesson, ParamKind};
 use cudarc::driver::{
     CudaContext, CudaFunction, CudaModule, CudaSlice, CudaStream, DevicePtr, DriverError, LaunchConfig, PushKernelArg,
@@ -18,15 +19,25 @@ pub struct Device {
 }
 
 /// A CUDA error in the learner's terms: errors that leave the context unusable (illegal
-/// address, launch failure) are crashes; the worker exits after reporting one.
+/// address, launch failure) are crashes; the worker exits after reporting one. Matched on
+/// the driver's `CUresult`, so a change in how cudarc prints errors changes no verdict.
 pub fn driver_fault(what: &str, e: DriverError) -> KernelFault {
-    let text = format!("{e:?}");
-    if text.contains("ILLEGAL_ADDRESS")
-        || text.contains("LAUNCH_FAILED")
-        || text.contains("MISALIGNED")
-        || text.contains("ILLEGAL_INSTRUCTION")
-        || text.contains("ASSERT")
-    {
+    use sys::cudaError_enum as R;
+    let code = e.0;
+    let crashed = matches!(
+        code,
+        R::CUDA_ERROR_ILLEGAL_ADDRESS
+            | R::CUDA_ERROR_LAUNCH_FAILED
+            | R::CUDA_ERROR_MISALIGNED_ADDRESS
+            | R::CUDA_ERROR_ILLEGAL_INSTRUCTION
+            | R::CUDA_ERROR_ASSERT
+            | R::CUDA_ERROR_HARDWARE_STACK_ERROR
+            | R::CUDA_ERROR_INVALID_ADDRESS_SPACE
+            | R::CUDA_ERROR_INVALID_PC
+            | R::CUDA_ERROR_LAUNCH_TIMEOUT
+    );
+    let text = format!("{code:?}");
+    if crashed {
         KernelFault::Crashed {
             message: format!(
                 "the GPU reported {text} during {what}: the kernel accessed memory it must not (the emulator names the thread and line)"
@@ -153,4 +164,17 @@ impl Device {
         unsafe { builder.launch(cfg) }?;
         Ok(())
     }
+}
+
+/// An input of `count` random floats from `seed` and an output of as many, on the device.
+pub fn buffers(d: &Device, count: usize, seed: u64) -> Result<(CudaSlice<f32>, CudaSlice<f32>), KernelFault> {
+    let input = d
+        .stream
+        .clone_htod(&random_inputs(count, seed))
+        .map_err(|e| driver_fault("copying the input", e))?;
+    let output = d
+        .stream
+        .alloc_zeros::<f32>(count)
+        .map_err(|e| driver_fault("allocating the output", e))?;
+    Ok((input, output))
 }

@@ -13,7 +13,7 @@ pub use worker::worker_main;
 use crate::backend::{Backend, BackendInfo, BackendKind, CancelFlag, KernelFault, SizeRun};
 use crate::compile::{CompiledKernel, Target};
 use crate::lesson::Lesson;
-use crate::report::{LineSectors, SectorProfile, Timing};
+use crate::report::{GlobalAccess, ProfileBuilder, SectorProfile, Timing};
 use process::{Worker, WorkerError};
 use protocol::{DeviceInfo, GpuProfile, KernelImage, Request, Response};
 use std::time::Duration;
@@ -221,49 +221,26 @@ fn explain_printf_timeout(fault: KernelFault, kernel: &CompiledKernel) -> Kernel
 
 /// CUPTI's per-instruction records summed into the report's shape.
 pub fn sector_profile(p: &GpuProfile, n: u32) -> SectorProfile {
-    let mut lines: std::collections::BTreeMap<u32, LineSectors> = Default::default();
-    let mut profile = SectorProfile {
-        n,
-        launches: p.launches,
-        launches_executed: p.launches,
-        source: p.source.clone(),
-        output: p.output.clone(),
-        ..SectorProfile::default()
-    };
+    let mut builder = ProfileBuilder::new(n, p.launches, p.launches);
     for r in p
         .records
         .iter()
         .filter(|r| r.sectors > 0 || r.global_loads > 0 || r.global_stores > 0)
     {
-        let line = lines.entry(r.line).or_insert_with(|| LineSectors {
+        let instructions = r.global_loads + r.global_stores;
+        builder.add_global(GlobalAccess {
             line: r.line,
-            ..LineSectors::default()
+            store: r.global_stores > 0,
+            sectors: r.sectors,
+            ideal_sectors: r.ideal_sectors,
+            instructions,
         });
-        line.sectors += r.sectors;
-        line.ideal_sectors += r.ideal_sectors;
-        line.global_instructions += r.global_loads + r.global_stores;
         // Only global memory instructions are counted on the GPU, so the line's lanes are theirs.
-        line.warp_instructions += r.global_loads + r.global_stores;
-        line.active_lanes += r.active_lanes;
-        profile.sectors += r.sectors;
-        profile.ideal_sectors += r.ideal_sectors;
-        if r.global_stores > 0 {
-            line.store_sectors += r.sectors;
-            profile.store_sectors += r.sectors;
-        } else {
-            line.load_sectors += r.sectors;
-            profile.load_sectors += r.sectors;
-        }
+        builder.add_instructions(r.line, instructions, r.active_lanes);
     }
-    let (instructions, lanes) = lines
-        .values()
-        .fold((0, 0), |(i, l), x| (i + x.warp_instructions, l + x.active_lanes));
-    profile.average_active_lanes = if instructions == 0 {
-        0.0
-    } else {
-        lanes as f64 / instructions as f64
-    };
-    profile.per_line = lines.into_values().collect();
+    let mut profile = builder.finish(None, |_| true);
+    profile.source = p.source.clone();
+    profile.output = p.output.clone();
     profile
 }
 

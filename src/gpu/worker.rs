@@ -6,13 +6,13 @@
 
 use super::capture::Capture;
 use super::cupti::profile_with_cupti;
-use super::device::{Device, driver_fault};
+use super::device::{Device, buffers, driver_fault};
 use super::protocol::{KernelImage, Request, Response};
 use crate::backend::{KernelFault, KernelOutput, SizeRun};
-use crate::harness::{check_size, random_inputs};
+use crate::harness::check_size;
 use crate::lesson::Lesson;
 use crate::report::Timing;
-use cudarc::driver::{CudaSlice, DriverError};
+use cudarc::driver::DriverError;
 use std::io::{BufRead, Write};
 
 /// Serves requests until stdin closes. `one_shot`: answer one request and exit (the
@@ -246,17 +246,4 @@ pub fn launch_only(lesson: &Lesson, kernel: &KernelImage, n: u32, launches: u32)
     }
     d.stream.synchronize().map_err(fault("the launches"))?;
     Ok(())
-}
-
-/// An input of `count` random floats from `seed` and an output of as many, on the device.
-pub fn buffers(d: &Device, count: usize, seed: u64) -> Result<(CudaSlice<f32>, CudaSlice<f32>), KernelFault> {
-    let input = d
-        .stream
-        .clone_htod(&random_inputs(count, seed))
-        .map_err(fault("copying the input"))?;
-    let output = d
-        .stream
-        .alloc_zeros::<f32>(count)
-        .map_err(fault("allocating the output"))?;
-    Ok((input, output))
 }

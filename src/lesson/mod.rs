@@ -5,6 +5,7 @@ mod course;
 mod error;
 mod field_path;
 mod grid;
+mod language;
 mod load;
 mod params;
 
@@ -12,6 +13,7 @@ pub use contract::Figures;
 pub use course::{Course, default_course_dir};
 pub use error::LessonError;
 pub use grid::{GridDim, GridRule};
+pub use language::Language;
 pub use load::load_lesson;
 pub use params::{Param, ParamKind};
 
@@ -115,10 +117,10 @@ impl Lesson {
     }
 
     /// Starter and solution for a language (Rust falls back to none when not provided).
-    pub fn kernels_for(&self, language: crate::compile::Language) -> Option<(&PathBuf, &PathBuf)> {
+    pub fn kernels_for(&self, language: Language) -> Option<(&PathBuf, &PathBuf)> {
         match language {
-            crate::compile::Language::Cuda => Some((&self.starter, &self.solution)),
-            crate::compile::Language::Rust => self.rust_starter.as_ref().zip(self.rust_solution.as_ref()),
+            Language::Cuda => Some((&self.starter, &self.solution)),
+            Language::Rust => self.rust_starter.as_ref().zip(self.rust_solution.as_ref()),
         }
     }
 

@@ -140,7 +140,7 @@ pub fn run_on_emulator(lesson: &str, kernel: &str, seed: u64) -> haloscope::repo
     let lesson = self::lesson(lesson);
     let path = root().join(kernel);
     let request = haloscope::pipeline::RunRequest::from_file(&path, Some(seed), None).unwrap();
-    haloscope::pipeline::run_lesson(
+    haloscope::backends::run_lesson(
         &lesson,
         &request,
         haloscope::backend::BackendChoice::Emu,

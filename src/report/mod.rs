@@ -1,9 +1,40 @@
-//! `RunReport`: everything one run found, as the CLI prints it (`--json`) and the GUI shows it.
+//! The report schema: `RunReport`, everything one run found, as the CLI prints it (`--json`),
+//! the GUI shows it and a grader reads it; the exit codes are `Verdict::exit_code`. This module
+//! is the bottom of the backend stack: backends, the pipeline, the CLI and the app import it,
+//! and it imports nothing from them (only the compiler's diagnostics and the harness's
+//! per-size verification, which it carries).
 
-use crate::backend::{BackendInfo, Finding, KernelFault, KernelOutput};
+mod fault;
+pub mod output;
+mod profile;
+
+pub use fault::{Finding, FindingKind, KernelFault, ThreadPlace};
+pub use output::KernelOutput;
+pub use profile::{GlobalAccess, LineSectors, ProfileBuilder, SectorProfile, SharedStats};
+
 use crate::compile::{CompileFailure, Diagnostic};
 use crate::harness::SizeVerification;
 use serde::{Deserialize, Serialize};
+
+/// The `--json` schema's version: raised whenever a field is renamed or its meaning changes
+/// (added fields with defaults do not raise it). 2: `compile.compiler`, `compiler_version` and
+/// `compiler_path` replace `nvrtc_version` and `nvrtc_path`.
+pub const SCHEMA_VERSION: u32 = 2;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum BackendKind {
+    Emulator,
+    Gpu,
+}
+
+/// Which backend ran, in words, for reports.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct BackendInfo {
+    pub kind: BackendKind,
+    /// `NVIDIA H200 (sm_90)` or `PTX emulator, 2 threads`.
+    pub device: String,
+}
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
@@ -55,79 +86,6 @@ impl Verdict {
     }
 }
 
-/// Sectors issued by the instructions of one source line.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-pub struct LineSectors {
-    pub line: u32,
-    pub sectors: u64,
-    pub load_sectors: u64,
-    pub store_sectors: u64,
-    /// The fewest 32-byte sectors that could hold the bytes the active lanes asked for.
-    pub ideal_sectors: u64,
-    /// Warp-level global loads and stores executed on this line.
-    pub global_instructions: u64,
-    /// Warp-level instructions of any kind executed on this line, and the sum of their
-    /// active lanes: their ratio is the line's average active lanes (32 = no divergence).
-    pub warp_instructions: u64,
-    pub active_lanes: u64,
-}
-
-impl LineSectors {
-    pub fn ratio(&self) -> f64 {
-        if self.ideal_sectors == 0 {
-            0.0
-        } else {
-            self.sectors as f64 / self.ideal_sectors as f64
-        }
-    }
-    pub fn average_active_lanes(&self) -> f64 {
-        if self.warp_instructions == 0 {
-            0.0
-        } else {
-            self.active_lanes as f64 / self.warp_instructions as f64
-        }
-    }
-}
-
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-pub struct SharedStats {
-    /// Warp-level shared-memory instructions.
-    pub requests: u64,
-    /// Extra wavefronts caused by bank conflicts.
-    pub bank_conflicts: u64,
-}
-
-/// Global-memory sectors over the profile run (the gate's metric).
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-pub struct SectorProfile {
-    pub n: u32,
-    /// Launches the figures stand for (the contract's count).
-    pub launches: u32,
-    /// Launches actually executed; fewer than `launches` when one was run and multiplied.
-    pub launches_executed: u32,
-    pub sectors: u64,
-    pub load_sectors: u64,
-    pub store_sectors: u64,
-    pub ideal_sectors: u64,
-    /// Per source line, summed over the launches.
-    pub per_line: Vec<LineSectors>,
-    pub shared: SharedStats,
-    /// Average active lanes per executed warp instruction (32 = no divergence).
-    pub average_active_lanes: f64,
-    /// Where the figure came from, in words.
-    pub source: String,
-    /// What the kernel printed during the profile launch(es).
-    #[serde(default)]
-    pub output: Option<KernelOutput>,
-    /// Where ptxas changed the PTX's global memory instructions (the lines to mark), when
-    /// the machine-code check ran.
-    #[serde(default)]
-    pub machine_code: Option<crate::compile::MachineCode>,
-    /// Why the machine-code check did not run, when it did not.
-    #[serde(default)]
-    pub machine_code_unavailable: Option<String>,
-}
-
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct Timing {
     pub launches: u32,
@@ -157,14 +115,19 @@ pub struct StageTime {
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct CompileSummary {
     pub millis: f64,
-    pub nvrtc_version: String,
-    pub nvrtc_path: String,
+    /// `NVRTC` for CUDA C++, `rustc` for Rust kernels.
+    pub compiler: String,
+    pub compiler_version: String,
+    pub compiler_path: String,
     pub target: String,
     pub warnings: Vec<Diagnostic>,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct RunReport {
+    /// `SCHEMA_VERSION` of the program that wrote the report.
+    #[serde(default)]
+    pub schema: u32,
     pub haloscope_version: String,
     pub lesson: String,
     pub kernel_file: String,
@@ -172,8 +135,12 @@ pub struct RunReport {
     pub seed: u64,
     pub verdict: Verdict,
     pub exit_code: i32,
-    /// One line saying what happened.
+    /// One line saying what happened (it starts with `notice` when there is one).
     pub headline: String,
+    /// Why the backend that ran is not the first the choice names (`auto` without a usable
+    /// GPU), from the backend policy.
+    #[serde(default)]
+    pub notice: Option<String>,
     pub compile: Option<CompileSummary>,
     pub compile_failure: Option<CompileFailure>,
     pub sizes: Vec<SizeVerification>,
@@ -187,4 +154,17 @@ pub struct RunReport {
     /// order: each size's verification launch, then the profile launch.
     #[serde(default)]
     pub output: Vec<KernelOutput>,
+}
+
+/// `1362688000` -> `1,362,688,000`.
+pub fn thousands(value: u64) -> String {
+    let digits = value.to_string();
+    let mut out = String::new();
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
 }

@@ -1,0 +1,180 @@
+//! The one backend policy, used by the CLI and the app alike: which backend a choice gets,
+//! when `auto` falls back to the emulator, and the notice that says so in the report's
+//! headline. `Backends` owns the backends between runs (the GPU worker stays warm), and a run
+//! through it also gives the diagram its trace of the watched block, from the same run.
+
+use crate::backend::{Backend, BackendChoice, CancelFlag, KernelFault};
+use crate::emu::{EmulatorBackend, EmulatorOptions, TracedAccess};
+use crate::gpu::{GpuBackend, gpu_present};
+use crate::lesson::Lesson;
+use crate::pipeline::{Progress, RunRequest, run_stages, run_without_backend};
+use crate::reads::watched_block;
+use crate::report::RunReport;
+
+/// Why the backend that ran is not the one the choice names first, in words; the report's
+/// headline starts with it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Notice(pub String);
+
+/// The accesses of the watched block's threads in one emulated launch, and its size.
+#[derive(Debug, Clone, Default)]
+pub struct Trace {
+    pub accesses: Vec<TracedAccess>,
+    pub n: u32,
+}
+
+/// What one run produced: the report, and the diagram's trace when one was asked for.
+#[derive(Debug, Clone)]
+pub struct RunOutput {
+    pub report: RunReport,
+    pub trace: Trace,
+}
+
+/// Whether a GPU may be tried at all: `Driver` asks the CUDA driver (the program); `Absent`
+/// behaves as a machine without one (tests of the policy, on any machine).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum GpuProbe {
+    Driver,
+    Absent,
+}
+
+pub struct Backends {
+    emulator: EmulatorBackend,
+    gpu: Option<GpuBackend>,
+    probe: GpuProbe,
+}
+
+impl Default for Backends {
+    fn default() -> Backends {
+        Backends::new(GpuProbe::Driver)
+    }
+}
+
+impl Backends {
+    pub fn new(probe: GpuProbe) -> Backends {
+        Backends {
+            emulator: EmulatorBackend::new(EmulatorOptions::default()),
+            gpu: None,
+            probe,
+        }
+    }
+
+    fn gpu_present(&self) -> bool {
+        self.probe == GpuProbe::Driver && gpu_present()
+    }
+
+    fn open_gpu(&mut self) -> Result<&mut GpuBackend, KernelFault> {
+        if self.gpu.is_none() {
+            if !self.gpu_present() {
+                return Err(KernelFault::Infrastructure {
+                    message: "no NVIDIA GPU found (no driver, or no device): choose the emulator \
+                              backend, or `auto`, which falls back to it"
+                        .into(),
+                });
+            }
+            self.gpu = Some(GpuBackend::open()?);
+        }
+        Ok(self.gpu.as_mut().expect("opened above"))
+    }
+
+    /// The backend `choice` gets: `emu` the emulator; `gpu` the GPU or the reason it is not
+    /// available; `auto` the GPU when one is usable, else the emulator with a notice.
+    pub fn acquire(&mut self, choice: BackendChoice) -> Result<(&mut dyn Backend, Option<Notice>), KernelFault> {
+        match choice {
+            BackendChoice::Emu => Ok((&mut self.emulator, None)),
+            BackendChoice::Gpu => Ok((self.open_gpu()?, None)),
+            BackendChoice::Auto => {
+                let why = match self.open_gpu() {
+                    Ok(_) => None,
+                    Err(fault) => Some(fault),
+                };
+                match why {
+                    None => Ok((self.gpu.as_mut().expect("opened"), None)),
+                    Some(fault) => {
+                        let notice = if self.gpu_present() {
+                            format!(
+                                "a GPU was found but is not usable ({}); ran on the emulator",
+                                fault.message()
+                            )
+                        } else {
+                            "no GPU found; ran on the emulator".to_string()
+                        };
+                        Ok((&mut self.emulator, Some(Notice(notice))))
+                    }
+                }
+            }
+        }
+    }
+
+    /// One run of `request` on the backend `choice` gets. With `trace`, the watched block's
+    /// accesses come back too: from the run itself on the emulator, from one emulated launch
+    /// of the same compiled kernel after a GPU run.
+    pub fn run(
+        &mut self,
+        lesson: &Lesson,
+        request: &RunRequest,
+        choice: BackendChoice,
+        trace: bool,
+        progress: &mut dyn FnMut(Progress),
+        cancel: &CancelFlag,
+    ) -> RunOutput {
+        let watch = trace.then(|| watched_block(lesson));
+        self.emulator.set_watch(watch);
+        let (mut report, kernel, notice, on_emulator) = match self.acquire(choice) {
+            Ok((backend, notice)) => {
+                let on_emulator = backend.info().kind == crate::backend::BackendKind::Emulator;
+                let (report, kernel) = run_stages(lesson, request, backend, progress, cancel);
+                (report, kernel, notice, on_emulator)
+            }
+            Err(fault) => (run_without_backend(lesson, request, fault, progress), None, None, false),
+        };
+        if let Some(Notice(notice)) = &notice {
+            report.headline = format!("{notice}. {}", report.headline);
+            report.notice = Some(notice.clone());
+        }
+        let trace = match (watch, kernel) {
+            (None, _) | (_, None) => Trace::default(),
+            (Some(_), Some(_)) if on_emulator => Trace {
+                accesses: std::mem::take(&mut self.emulator.last_trace),
+                n: self.emulator.last_trace_n,
+            },
+            (Some(_), Some(kernel)) => self.emulated_trace(lesson, &kernel, cancel),
+        };
+        RunOutput { report, trace }
+    }
+
+    /// One emulated launch of an already compiled kernel at the middle verification size.
+    fn emulated_trace(
+        &mut self,
+        lesson: &Lesson,
+        kernel: &crate::compile::CompiledKernel,
+        cancel: &CancelFlag,
+    ) -> Trace {
+        let n = lesson
+            .verify_sizes
+            .get(1)
+            .or(lesson.verify_sizes.first())
+            .copied()
+            .unwrap_or(lesson.profile_size);
+        match self.emulator.verify_size(lesson, kernel, n, 1, cancel) {
+            Ok(_) => Trace {
+                accesses: std::mem::take(&mut self.emulator.last_trace),
+                n,
+            },
+            Err(_) => Trace::default(),
+        }
+    }
+}
+
+/// One run with backends of its own (the CLI's `run`, tests): the same policy as the app's.
+pub fn run_lesson(
+    lesson: &Lesson,
+    request: &RunRequest,
+    choice: BackendChoice,
+    progress: &mut dyn FnMut(Progress),
+    cancel: &CancelFlag,
+) -> RunReport {
+    Backends::default()
+        .run(lesson, request, choice, false, progress, cancel)
+        .report
+}

@@ -1,0 +1,192 @@
+//! Global-memory sectors over the profile run, per source line and in total, and the one
+//! builder both backends fill (the emulator from its per-instruction counts, the GPU from
+//! CUPTI's per-instruction records), so a line's figure means the same on both.
+
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+
+/// Sectors issued by the instructions of one source line.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct LineSectors {
+    pub line: u32,
+    pub sectors: u64,
+    pub load_sectors: u64,
+    pub store_sectors: u64,
+    /// The fewest 32-byte sectors that could hold the bytes the active lanes asked for.
+    pub ideal_sectors: u64,
+    /// Warp-level global loads and stores executed on this line.
+    pub global_instructions: u64,
+    /// Warp-level instructions of any kind executed on this line, and the sum of their
+    /// active lanes: their ratio is the line's average active lanes (32 = no divergence).
+    pub warp_instructions: u64,
+    pub active_lanes: u64,
+}
+
+impl LineSectors {
+    pub fn ratio(&self) -> f64 {
+        if self.ideal_sectors == 0 {
+            0.0
+        } else {
+            self.sectors as f64 / self.ideal_sectors as f64
+        }
+    }
+    pub fn average_active_lanes(&self) -> f64 {
+        if self.warp_instructions == 0 {
+            0.0
+        } else {
+            self.active_lanes as f64 / self.warp_instructions as f64
+        }
+    }
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct SharedStats {
+    /// Warp-level shared-memory instructions.
+    pub requests: u64,
+    /// Extra wavefronts caused by bank conflicts.
+    pub bank_conflicts: u64,
+}
+
+/// Global-memory sectors over the profile run (the gate's metric).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct SectorProfile {
+    pub n: u32,
+    /// Launches the figures stand for (the contract's count).
+    pub launches: u32,
+    /// Launches actually executed; fewer than `launches` when one was run and multiplied.
+    pub launches_executed: u32,
+    pub sectors: u64,
+    pub load_sectors: u64,
+    pub store_sectors: u64,
+    pub ideal_sectors: u64,
+    /// Per source line, summed over the launches.
+    pub per_line: Vec<LineSectors>,
+    pub shared: SharedStats,
+    /// Average active lanes per executed warp instruction (32 = no divergence).
+    pub average_active_lanes: f64,
+    /// Where the figure came from, in words.
+    pub source: String,
+    /// What the kernel printed during the profile launch(es).
+    #[serde(default)]
+    pub output: Option<super::KernelOutput>,
+    /// Where ptxas changed the PTX's global memory instructions (the lines to mark), when
+    /// the machine-code check ran.
+    #[serde(default)]
+    pub machine_code: Option<crate::compile::MachineCode>,
+    /// Why the machine-code check did not run, when it did not.
+    #[serde(default)]
+    pub machine_code_unavailable: Option<String>,
+}
+
+/// One source line's global memory instructions, as a backend counted them.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct GlobalAccess {
+    pub line: u32,
+    pub store: bool,
+    pub sectors: u64,
+    pub ideal_sectors: u64,
+    /// Warp-level global instructions executed.
+    pub instructions: u64,
+}
+
+/// Sums counts per line into a `SectorProfile`.
+pub struct ProfileBuilder {
+    profile: SectorProfile,
+    lines: BTreeMap<u32, LineSectors>,
+}
+
+impl ProfileBuilder {
+    pub fn new(n: u32, launches: u32, launches_executed: u32) -> ProfileBuilder {
+        ProfileBuilder {
+            profile: SectorProfile {
+                n,
+                launches,
+                launches_executed,
+                ..SectorProfile::default()
+            },
+            lines: BTreeMap::new(),
+        }
+    }
+
+    fn line(&mut self, line: u32) -> &mut LineSectors {
+        self.lines.entry(line).or_insert_with(|| LineSectors {
+            line,
+            ..LineSectors::default()
+        })
+    }
+
+    /// Warp-level instructions of any kind on `line` and the sum of their active lanes.
+    pub fn add_instructions(&mut self, line: u32, warp_instructions: u64, active_lanes: u64) {
+        let l = self.line(line);
+        l.warp_instructions += warp_instructions;
+        l.active_lanes += active_lanes;
+    }
+
+    pub fn add_global(&mut self, access: GlobalAccess) {
+        let l = self.line(access.line);
+        l.sectors += access.sectors;
+        l.ideal_sectors += access.ideal_sectors;
+        l.global_instructions += access.instructions;
+        if access.store {
+            l.store_sectors += access.sectors;
+            self.profile.store_sectors += access.sectors;
+        } else {
+            l.load_sectors += access.sectors;
+            self.profile.load_sectors += access.sectors;
+        }
+        self.profile.sectors += access.sectors;
+        self.profile.ideal_sectors += access.ideal_sectors;
+    }
+
+    /// The profile with the lines `keep` accepts; `average_active_lanes` is `Some` when the
+    /// backend counted every instruction, `None` to average over the lines' instructions.
+    pub fn finish(self, average_active_lanes: Option<f64>, keep: impl Fn(&LineSectors) -> bool) -> SectorProfile {
+        let mut profile = self.profile;
+        let (instructions, lanes) = self
+            .lines
+            .values()
+            .fold((0, 0), |(i, l), x| (i + x.warp_instructions, l + x.active_lanes));
+        profile.average_active_lanes = average_active_lanes.unwrap_or(if instructions == 0 {
+            0.0
+        } else {
+            lanes as f64 / instructions as f64
+        });
+        profile.per_line = self.lines.into_values().filter(|l| keep(l)).collect();
+        profile
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lines_and_totals_add_up() {
+        let mut b = ProfileBuilder::new(33, 100, 1);
+        b.add_instructions(7, 10, 320);
+        b.add_global(GlobalAccess {
+            line: 7,
+            store: false,
+            sectors: 40,
+            ideal_sectors: 32,
+            instructions: 10,
+        });
+        b.add_global(GlobalAccess {
+            line: 9,
+            store: true,
+            sectors: 8,
+            ideal_sectors: 8,
+            instructions: 2,
+        });
+        b.add_instructions(9, 2, 64);
+        let p = b.finish(None, |_| true);
+        assert_eq!(
+            (p.sectors, p.load_sectors, p.store_sectors, p.ideal_sectors),
+            (48, 40, 8, 40)
+        );
+        assert_eq!(p.per_line.len(), 2);
+        assert_eq!(p.per_line[0].load_sectors, 40);
+        assert_eq!(p.per_line[1].store_sectors, 8);
+        assert_eq!(p.average_active_lanes, 32.0);
+    }
+}
