@@ -5,7 +5,7 @@
 
 use crate::backend::{Backend, BackendChoice, CancelFlag, KernelFault};
 use crate::emu::{EmulatorBackend, EmulatorOptions, TracedAccess};
-use crate::gpu::{GpuBackend, gpu_present};
+use crate::gpu::GpuBackend;
 use crate::lesson::Lesson;
 use crate::pipeline::{Progress, RunRequest, run_stages, run_without_backend};
 use crate::reads::watched_block;
@@ -30,7 +30,18 @@ pub struct RunOutput {
     pub trace: Trace,
 }
 
-/// Whether a GPU may be tried at all: `Driver` asks the CUDA driver (the program); `Absent`
+/// Set (to anything but `0`) to make haloscope behave as on a machine without a GPU: a
+/// classroom grading run or a test that must give the same answers everywhere.
+pub const NO_GPU_ENV: &str = "HALOSCOPE_NO_GPU";
+
+/// Whether a usable GPU may be here: the CUDA driver finds a device and `HALOSCOPE_NO_GPU`
+/// is not set. The app's backend menu and the policy ask this same question.
+pub fn gpu_present() -> bool {
+    let hidden = std::env::var_os(NO_GPU_ENV).is_some_and(|v| v != "0" && !v.is_empty());
+    !hidden && crate::gpu::gpu_present()
+}
+
+/// Whether a GPU may be tried at all: `Driver` asks `gpu_present` (the program); `Absent`
 /// behaves as a machine without one (tests of the policy, on any machine).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum GpuProbe {

@@ -201,9 +201,9 @@ fn what_the_kernel_printed_is_shown_per_launch() {
     run_source(&mut h, &source);
     h.get_by_label("FAIL (gate)");
     h.get_by_label("Printed by the kernel");
-    // One section per launch, with its line count; opened, its lines in thread order.
-    h.get_by_label("verify n=33 (3 lines)").click();
-    h.run();
+    // One section per launch, with its line count; the first starts open, its lines in
+    // thread order.
+    h.get_by_label("verify n=33 (3 lines)");
     h.get_by_label("thread 0 of 33");
     h.get_by_label("thread 2 of 33");
     assert!(h.query_by_label("verify n=16777216 (3 lines)").is_some());
@@ -238,4 +238,47 @@ fn lines_where_ptxas_removed_loads_are_marked() {
         .find(|m| m.line as usize == behind)
         .expect("a marker");
     assert!(marker.message.contains("machine code (sm_90)"), "{}", marker.message);
+}
+
+/// The app asks the same backend policy as the CLI (tests/backend_policy.rs): on a machine
+/// without a GPU, `gpu` is an infrastructure error and `auto` the emulator with a notice, with
+/// the same verdict, notice and headline in both, shown in the run panel.
+#[test]
+fn the_app_and_the_cli_agree_on_the_backend() {
+    for (flag, choice) in [
+        ("auto", BackendChoice::Auto),
+        ("gpu", BackendChoice::Gpu),
+        ("emu", BackendChoice::Emu),
+    ] {
+        let data = tempfile::tempdir().unwrap();
+        let mut h = harness(data.path(), "stencil-1d");
+        h.state_mut().prefs.backend = choice;
+        h.state_mut().backends = std::sync::Arc::new(std::sync::Mutex::new(haloscope::backends::Backends::new(
+            haloscope::backends::GpuProbe::Absent,
+        )));
+        h.run();
+        h.get_by_label("Run (Ctrl+Enter)").click();
+        h.step();
+        wait_for_run(&mut h);
+        let app = h.state().outcomes["stencil-1d"].report.clone();
+
+        let out = std::process::Command::new(common::binary())
+            .args(["run", "--lesson", "stencil-1d", "--json", "--backend", flag, "--kernel"])
+            .arg(common::root().join("kernels/stencil-1d/starter.cu"))
+            .env(haloscope::backends::NO_GPU_ENV, "1")
+            .output()
+            .unwrap();
+        let cli: haloscope::report::RunReport = serde_json::from_slice(&out.stdout).unwrap();
+        assert_eq!(out.status.code(), Some(app.exit_code), "{flag}");
+        assert_eq!(cli.verdict, app.verdict, "{flag}");
+        assert_eq!(cli.notice, app.notice, "{flag}");
+        assert_eq!(cli.headline, app.headline, "{flag}");
+        h.get_by_label(app.verdict.label());
+        if let Some(notice) = &app.notice {
+            assert!(
+                h.query_all_by_label_contains(notice).count() >= 1,
+                "{flag}: notice shown"
+            );
+        }
+    }
 }

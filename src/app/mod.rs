@@ -13,7 +13,7 @@ pub mod state;
 pub mod storage;
 mod theme;
 
-use crate::gpu::gpu_present;
+use crate::backends::gpu_present;
 use crate::lesson::{Course, Lesson};
 use crate::pipeline::Progress;
 use runner::{RunJob, RunMessage, RunOutcome, SharedBackends, start_run};
