@@ -35,18 +35,22 @@ pub struct RunOutput {
 pub const NO_GPU_ENV: &str = "HALOSCOPE_NO_GPU";
 
 /// Whether a usable GPU may be here: the CUDA driver finds a device and `HALOSCOPE_NO_GPU`
-/// is not set. The app's backend menu and the policy ask this same question.
+/// is not set. The app's backend menu, `haloscope doctor` and the policy ask this question.
 pub fn gpu_present() -> bool {
-    let hidden = std::env::var_os(NO_GPU_ENV).is_some_and(|v| v != "0" && !v.is_empty());
-    !hidden && crate::gpu::gpu_present()
+    !gpu_hidden() && crate::gpu::gpu_present()
 }
 
-/// Whether a GPU may be tried at all: `Driver` asks `gpu_present` (the program); `Absent`
-/// behaves as a machine without one (tests of the policy, on any machine).
+fn gpu_hidden() -> bool {
+    std::env::var_os(NO_GPU_ENV).is_some_and(|v| v != "0" && !v.is_empty())
+}
+
+/// Whether a GPU may be tried at all: `Driver` asks `gpu_present` (the program); `Hidden`
+/// behaves as `HALOSCOPE_NO_GPU` does, as a machine without a GPU (tests of the policy, the
+/// same on any machine).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum GpuProbe {
     Driver,
-    Absent,
+    Hidden,
 }
 
 pub struct Backends {
@@ -77,10 +81,13 @@ impl Backends {
     fn open_gpu(&mut self) -> Result<&mut GpuBackend, KernelFault> {
         if self.gpu.is_none() {
             if !self.gpu_present() {
+                let why = if self.probe == GpuProbe::Hidden || gpu_hidden() {
+                    format!("{NO_GPU_ENV} is set, so haloscope behaves as on a machine without a GPU")
+                } else {
+                    "no NVIDIA GPU found (no driver, or no device)".to_string()
+                };
                 return Err(KernelFault::Infrastructure {
-                    message: "no NVIDIA GPU found (no driver, or no device): choose the emulator \
-                              backend, or `auto`, which falls back to it"
-                        .into(),
+                    message: format!("{why}: choose the emulator backend, or `auto`, which falls back to it"),
                 });
             }
             self.gpu = Some(GpuBackend::open()?);
@@ -94,26 +101,20 @@ impl Backends {
         match choice {
             BackendChoice::Emu => Ok((&mut self.emulator, None)),
             BackendChoice::Gpu => Ok((self.open_gpu()?, None)),
-            BackendChoice::Auto => {
-                let why = match self.open_gpu() {
-                    Ok(_) => None,
-                    Err(fault) => Some(fault),
-                };
-                match why {
-                    None => Ok((self.gpu.as_mut().expect("opened"), None)),
-                    Some(fault) => {
-                        let notice = if self.gpu_present() {
-                            format!(
-                                "a GPU was found but is not usable ({}); ran on the emulator",
-                                fault.message()
-                            )
-                        } else {
-                            "no GPU found; ran on the emulator".to_string()
-                        };
-                        Ok((&mut self.emulator, Some(Notice(notice))))
-                    }
+            BackendChoice::Auto => match self.open_gpu().err() {
+                None => Ok((self.gpu.as_mut().expect("opened"), None)),
+                Some(fault) => {
+                    let notice = if self.gpu_present() {
+                        format!(
+                            "a GPU was found but is not usable ({}); ran on the emulator",
+                            fault.message()
+                        )
+                    } else {
+                        "no GPU found; ran on the emulator".to_string()
+                    };
+                    Ok((&mut self.emulator, Some(Notice(notice))))
                 }
-            }
+            },
         }
     }
 
@@ -154,7 +155,9 @@ impl Backends {
         RunOutput { report, trace }
     }
 
-    /// One emulated launch of an already compiled kernel at the middle verification size.
+    /// One emulated launch of an already compiled kernel at the middle verification size: the
+    /// PTX the GPU backend compiled for its card (sm_90 on the H200, the emulator's own
+    /// target); a kernel the emulator cannot run leaves the diagram without a trace.
     fn emulated_trace(
         &mut self,
         lesson: &Lesson,

@@ -1,6 +1,6 @@
 //! The one backend policy (src/backends.rs): the same choice gives the same backend, the same
 //! fallback and the same notice in the library, the CLI and (tests/gui.rs) the app, on any
-//! machine: `GpuProbe::Absent` and `HALOSCOPE_NO_GPU` stand for a machine without a GPU.
+//! machine: `GpuProbe::Hidden` and `HALOSCOPE_NO_GPU` stand for a machine without a GPU.
 
 mod common;
 
@@ -17,7 +17,7 @@ fn starter() -> std::path::PathBuf {
 fn run_in_library(choice: BackendChoice, trace: bool) -> (RunReport, usize) {
     let lesson = common::lesson("stencil-1d");
     let request = RunRequest::from_file(&starter(), Some(5), None).unwrap();
-    let mut backends = Backends::new(GpuProbe::Absent);
+    let mut backends = Backends::new(GpuProbe::Hidden);
     let out = backends.run(&lesson, &request, choice, trace, &mut |_| {}, &CancelFlag::default());
     (out.report, out.trace.accesses.len())
 }
@@ -68,7 +68,7 @@ fn each_choice_without_a_gpu() {
     assert_eq!(gpu.verdict, Verdict::InfraError);
     assert_eq!(gpu.exit_code, 20);
     assert!(gpu.backend.is_none());
-    assert!(gpu.headline.contains("no NVIDIA GPU found"), "{}", gpu.headline);
+    assert!(gpu.headline.contains("HALOSCOPE_NO_GPU is set"), "{}", gpu.headline);
     // The kernel was still compiled and its contract checked.
     assert!(gpu.compile.is_some());
 }

@@ -254,7 +254,7 @@ fn the_app_and_the_cli_agree_on_the_backend() {
         let mut h = harness(data.path(), "stencil-1d");
         h.state_mut().prefs.backend = choice;
         h.state_mut().backends = std::sync::Arc::new(std::sync::Mutex::new(haloscope::backends::Backends::new(
-            haloscope::backends::GpuProbe::Absent,
+            haloscope::backends::GpuProbe::Hidden,
         )));
         h.run();
         h.get_by_label("Run (Ctrl+Enter)").click();

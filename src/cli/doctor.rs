@@ -1,8 +1,9 @@
 //! `haloscope doctor`: what was found on this machine and why anything is missing.
 
+use crate::backends::gpu_present;
 use crate::compile::nvrtc_version;
 use crate::cudalibs::{CudaLib, candidates, ensure_loaded};
-use crate::gpu::{GpuBackend, gpu_present};
+use crate::gpu::GpuBackend;
 
 pub fn doctor() -> i32 {
     println!("haloscope {}", env!("CARGO_PKG_VERSION"));

@@ -71,7 +71,8 @@ pub struct CompiledKernel {
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum CompileFailure {
-    /// NVRTC could not be found or opened: `help` says how to install it.
+    /// The compiler (NVRTC, or rustc for Rust kernels) could not be found or opened: `help`
+    /// says how to install it.
     CompilerUnavailable { help: String },
     /// The learner's code does not compile.
     Errors { diagnostics: Vec<Diagnostic>, log: String },
@@ -80,7 +81,7 @@ pub enum CompileFailure {
         message: String,
         diagnostics: Vec<Diagnostic>,
     },
-    /// NVRTC itself failed (not the learner's fault).
+    /// The compiler itself failed (not the learner's fault).
     Internal { message: String },
 }
 

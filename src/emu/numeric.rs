@@ -12,8 +12,6 @@ use super::block::BlockRunner;
 use super::ir::*;
 use super::warp::Warp;
 
-/// The canonical NaN of f16 and bf16 results.
-
 pub fn prmt(mode: PrmtMode, a: u32, b: u32, c: u32) -> u32 {
     let x = (a as u64) | ((b as u64) << 32);
     let byte = |i: u32| ((x >> ((i & 7) * 8)) & 0xFF) as u32;

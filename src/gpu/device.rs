@@ -36,8 +36,22 @@ pub fn driver_fault(what: &str, e: DriverError) -> KernelFault {
             | R::CUDA_ERROR_INVALID_PC
             | R::CUDA_ERROR_LAUNCH_TIMEOUT
     );
-    let text = format!("{code:?}");
-    if crashed {
+    let description = e
+        .error_string()
+        .map(|t| t.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let text = if description.is_empty() {
+        format!("{code:?}")
+    } else {
+        format!("{code:?} ({description})")
+    };
+    // A watchdog timeout also leaves the context unusable, so it is a crash (the worker
+    // restarts), told as what it is.
+    if code == R::CUDA_ERROR_LAUNCH_TIMEOUT {
+        KernelFault::Crashed {
+            message: format!("the GPU's watchdog stopped the kernel during {what}: {text}; an endless loop?"),
+        }
+    } else if crashed {
         KernelFault::Crashed {
             message: format!(
                 "the GPU reported {text} during {what}: the kernel accessed memory it must not (the emulator names the thread and line)"

@@ -1,8 +1,8 @@
 //! The report schema: `RunReport`, everything one run found, as the CLI prints it (`--json`),
 //! the GUI shows it and a grader reads it; the exit codes are `Verdict::exit_code`. This module
 //! is the bottom of the backend stack: backends, the pipeline, the CLI and the app import it,
-//! and it imports nothing from them (only the compiler's diagnostics and the harness's
-//! per-size verification, which it carries).
+//! and it imports nothing from them (only what it carries from below: the compiler's
+//! diagnostics, failures and machine-code check, and the harness's per-size verification).
 
 mod fault;
 pub mod output;
@@ -115,9 +115,13 @@ pub struct StageTime {
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct CompileSummary {
     pub millis: f64,
-    /// `NVRTC` for CUDA C++, `rustc` for Rust kernels.
+    /// `NVRTC` for CUDA C++, `rustc` for Rust kernels. (Schema 1 had only NVRTC's fields,
+    /// `nvrtc_version` and `nvrtc_path`; such reports still load.)
+    #[serde(default)]
     pub compiler: String,
+    #[serde(alias = "nvrtc_version")]
     pub compiler_version: String,
+    #[serde(alias = "nvrtc_path")]
     pub compiler_path: String,
     pub target: String,
     pub warnings: Vec<Diagnostic>,

@@ -1,6 +1,8 @@
 //! Global-memory sectors over the profile run, per source line and in total, and the one
 //! builder both backends fill (the emulator from its per-instruction counts, the GPU from
-//! CUPTI's per-instruction records), so a line's figure means the same on both.
+//! CUPTI's per-instruction records), so a line's sectors mean the same on both. (Lanes per
+//! instruction differ in scope: the emulator counts every instruction, CUPTI's records only
+//! the global memory instructions.)
 
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -115,7 +117,8 @@ impl ProfileBuilder {
         })
     }
 
-    /// Warp-level instructions of any kind on `line` and the sum of their active lanes.
+    /// Warp-level instructions on `line` and the sum of their active lanes (the emulator
+    /// passes every instruction, the GPU its global memory instructions).
     pub fn add_instructions(&mut self, line: u32, warp_instructions: u64, active_lanes: u64) {
         let l = self.line(line);
         l.warp_instructions += warp_instructions;
