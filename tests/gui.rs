@@ -20,7 +20,7 @@ fn harness(data: &std::path::Path, lesson: &str) -> Harness<'static, App> {
     };
     let mut h = Harness::builder().with_size([1500.0, 920.0]).build_eframe(move |_cc| {
         let mut app = App::new(options);
-        app.prefs.backend = BackendChoice::Emu;
+        app.saved.prefs.backend = BackendChoice::Emu;
         app
     });
     h.run();
@@ -45,7 +45,7 @@ fn run_the_starter_and_read_the_result() {
     // Open the 2D lesson from the list.
     h.get_by_label_contains("2D five-point stencil").click();
     h.run();
-    assert_eq!(h.state().prefs.lesson.as_deref(), Some("stencil-2d"));
+    assert_eq!(h.state().saved.prefs.lesson.as_deref(), Some("stencil-2d"));
     // Edit: a comment at the top of the starter.
     let editor = h.get_by_label("Kernel source");
     editor.focus();
@@ -64,7 +64,7 @@ fn run_the_starter_and_read_the_result() {
     h.get_by_label("FAIL (gate)");
     h.get_by_label("sectors: 1,362,688,000");
     // The attempt is in the history, with its source.
-    let progress = &h.state().progress["stencil-2d"];
+    let progress = &h.state().saved.progress["stencil-2d"];
     assert_eq!(progress.attempts.len(), 1);
     assert!(progress.attempts[0].source.contains("// my first edit"));
 }
@@ -98,7 +98,7 @@ fn picking_a_diagram_cell_shows_its_reads() {
     h.get_by_label("PASS");
     h.get_by_label("Diagram").click();
     h.run();
-    assert_eq!(h.state().prefs.result_tab, ResultTab::Diagram);
+    assert_eq!(h.state().saved.prefs.result_tab, ResultTab::Diagram);
     // Click the cell of thread (10, 2): column 11, row 3 of the 34 x 10 patch.
     let rect = h.get_by_label("Read-source diagram").rect();
     let cell = rect.width() / 34.0;
@@ -252,7 +252,7 @@ fn the_app_and_the_cli_agree_on_the_backend() {
     ] {
         let data = tempfile::tempdir().unwrap();
         let mut h = harness(data.path(), "stencil-1d");
-        h.state_mut().prefs.backend = choice;
+        h.state_mut().saved.prefs.backend = choice;
         h.state_mut().backends = std::sync::Arc::new(std::sync::Mutex::new(haloscope::backends::Backends::new(
             haloscope::backends::GpuProbe::Hidden,
         )));
@@ -260,7 +260,7 @@ fn the_app_and_the_cli_agree_on_the_backend() {
         h.get_by_label("Run (Ctrl+Enter)").click();
         h.step();
         wait_for_run(&mut h);
-        let app = h.state().outcomes["stencil-1d"].report.clone();
+        let app = h.state().runs.outcomes["stencil-1d"].report.clone();
 
         let out = std::process::Command::new(common::binary())
             .args(["run", "--lesson", "stencil-1d", "--json", "--backend", flag, "--kernel"])

@@ -11,8 +11,8 @@ use egui_plot::{Bar, BarChart, HLine, Legend, LineStyle, Plot};
 
 pub fn show(app: &mut App, ui: &mut Ui) {
     let Some(lesson) = app.lesson().cloned() else { return };
-    let pal = palette(app.prefs.theme);
-    let progress = app.progress.get(&lesson.id).cloned().unwrap_or_default();
+    let pal = palette(app.saved.prefs.theme);
+    let progress = app.saved.progress.get(&lesson.id).cloned().unwrap_or_default();
     let mut bars = Vec::new();
     let mut labels: Vec<String> = Vec::new();
     for (name, value) in [
@@ -65,7 +65,7 @@ pub fn show(app: &mut App, ui: &mut Ui) {
                 .unwrap_or_default()
         })
         .y_axis_label("sectors")
-        .y_axis_formatter(|mark, _| super::editor::compact(mark.value.max(0.0) as u64))
+        .y_axis_formatter(|mark, _| crate::report::compact(mark.value.max(0.0) as u64))
         .show(ui, |plot| {
             plot.bar_chart(BarChart::new("sectors", bars).width(0.6));
             plot.hline(
@@ -130,7 +130,7 @@ pub fn show(app: &mut App, ui: &mut Ui) {
 /// Takes a screenshot and keeps the chart's rectangle, saved in the data directory's exports.
 fn export_png(app: &mut App, ctx: &egui::Context) {
     let Some(rect) = app.chart_rect else { return };
-    let lesson = app.prefs.lesson.clone().unwrap_or_default();
+    let lesson = app.saved.prefs.lesson.clone().unwrap_or_default();
     let path = app
         .storage
         .exports_dir()

@@ -5,6 +5,7 @@
 //! a register), as recorded by the emulator. Below, the sector view of one warp.
 
 use super::App;
+use super::action::Action;
 use super::theme::{Palette, palette};
 use crate::lesson::Lesson;
 use crate::reads::{Neighbour, OutputReads, ReadSource, reads_of};
@@ -125,8 +126,13 @@ pub fn describe(source: ReadSource) -> String {
 
 pub fn show(app: &mut App, ui: &mut Ui) {
     let Some(lesson) = app.lesson().cloned() else { return };
-    let pal = palette(app.prefs.theme);
-    let outcome = app.prefs.lesson.as_deref().and_then(|id| app.outcomes.get(id));
+    let pal = palette(app.saved.prefs.theme);
+    let outcome = app
+        .saved
+        .prefs
+        .lesson
+        .as_deref()
+        .and_then(|id| app.runs.outcomes.get(id));
     let reads = app.diagram.reads(&lesson, outcome);
     ui.label(RichText::new(format!("Block {}x{} and its halo", lesson.block[0], lesson.block[1])).strong());
     legend(ui, &pal);
@@ -359,7 +365,7 @@ fn read_list(ui: &mut Ui, lesson: &Lesson, app: &mut App, reads: Option<&OutputR
         });
     }
     if let Some(line) = jump {
-        app.editor.go_to(line, None);
+        app.actions.push(Action::go_to(line));
     }
     if !reads.staged.is_empty() {
         ui.label(

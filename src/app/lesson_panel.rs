@@ -2,6 +2,7 @@
 //! contract at a glance, step-by-step hints and what it teaches.
 
 use super::App;
+use super::action::Action;
 use super::state::LessonTab;
 use crate::report::thousands;
 use egui::{RichText, Ui};
@@ -15,15 +16,15 @@ pub fn show(app: &mut App, ui: &mut Ui) {
         .map(|l| (l.id.clone(), l.title.clone()))
         .collect();
     for (id, title) in lessons {
-        let progress = app.progress.get(&id).cloned().unwrap_or_default();
+        let progress = app.saved.progress.get(&id).cloned().unwrap_or_default();
         let mark = if progress.passed { "[passed] " } else { "" };
         let best = progress
             .best_sectors
-            .map(|s| format!("  (best {})", super::editor::compact(s)))
+            .map(|s| format!("  (best {})", crate::report::compact(s)))
             .unwrap_or_default();
-        let selected = app.prefs.lesson.as_deref() == Some(id.as_str());
+        let selected = app.saved.prefs.lesson.as_deref() == Some(id.as_str());
         if ui.selectable_label(selected, format!("{mark}{title}{best}")).clicked() && !selected {
-            app.open_lesson(&id);
+            app.actions.push(Action::OpenLesson(id.clone()));
         }
     }
     for broken in &app.course.broken {
@@ -34,16 +35,16 @@ pub fn show(app: &mut App, ui: &mut Ui) {
     }
     ui.separator();
     language_switch(app, ui);
-    let mut tab = app.prefs.lesson_tab;
+    let mut tab = app.saved.prefs.lesson_tab;
     ui.horizontal(|ui| {
         ui.selectable_value(&mut tab, LessonTab::Text, "Lesson");
         ui.selectable_value(&mut tab, LessonTab::Contract, "Contract");
         ui.selectable_value(&mut tab, LessonTab::Hints, "Hints");
         ui.selectable_value(&mut tab, LessonTab::Learn, "You will learn");
     });
-    if tab != app.prefs.lesson_tab {
-        app.prefs.lesson_tab = tab;
-        app.save_prefs();
+    if tab != app.saved.prefs.lesson_tab {
+        app.saved.prefs.lesson_tab = tab;
+        app.actions.push(Action::SavePrefs);
     }
     let Some(lesson) = app.lesson().cloned() else {
         ui.label("No lesson found: start haloscope from its checkout, or pass --lessons DIR.");
@@ -104,6 +105,7 @@ fn contract(ui: &mut Ui, lesson: &crate::lesson::Lesson) {
 
 fn hints(app: &mut App, ui: &mut Ui, lesson: &crate::lesson::Lesson) {
     let shown = app
+        .saved
         .prefs
         .hints_shown
         .get(&lesson.id)
@@ -119,8 +121,8 @@ fn hints(app: &mut App, ui: &mut Ui, lesson: &crate::lesson::Lesson) {
             .button(format!("Show hint {} of {}", shown + 1, lesson.hints.len()))
             .clicked()
         {
-            app.prefs.hints_shown.insert(lesson.id.clone(), shown + 1);
-            app.save_prefs();
+            app.saved.prefs.hints_shown.insert(lesson.id.clone(), shown + 1);
+            app.actions.push(Action::SavePrefs);
         }
     } else if lesson.hints.is_empty() {
         ui.label("This lesson has no hints.");
@@ -135,11 +137,11 @@ fn lesson_text(app: &mut App, ui: &mut Ui, text: &str) {
     for (is_code, part) in split_fences(text) {
         if is_code {
             let font = egui::FontId::monospace(12.5);
-            let job = match app.lesson_code_jobs.get(&part) {
+            let job = match app.cache.lesson_code_jobs.get(&part) {
                 Some(job) => job.clone(),
                 None => {
-                    let job = app.lesson_highlighter.layout(&part, font);
-                    app.lesson_code_jobs.insert(part.clone(), job.clone());
+                    let job = app.cache.lesson_highlighter.layout(&part, font);
+                    app.cache.lesson_code_jobs.insert(part.clone(), job.clone());
                     job
                 }
             };
@@ -148,7 +150,7 @@ fn lesson_text(app: &mut App, ui: &mut Ui, text: &str) {
                 ui.label(job);
             });
         } else if !part.trim().is_empty() {
-            egui_commonmark::CommonMarkViewer::new().show(ui, &mut app.md_cache, &part);
+            egui_commonmark::CommonMarkViewer::new().show(ui, &mut app.cache.markdown, &part);
         }
     }
 }
@@ -175,7 +177,7 @@ fn language_switch(app: &mut App, ui: &mut Ui) {
     let toolchain = crate::compile::rust_toolchain();
     ui.horizontal(|ui| {
         ui.label("Kernel language");
-        let mut language = app.prefs.language;
+        let mut language = app.saved.prefs.language;
         ui.selectable_value(&mut language, Language::Cuda, "CUDA C++");
         let why = match (&toolchain, has_rust) {
             (_, false) => Some("This lesson has no Rust kernels.".to_string()),
@@ -195,8 +197,8 @@ fn language_switch(app: &mut App, ui: &mut Ui) {
         if rust.clicked() {
             language = Language::Rust;
         }
-        if language != app.prefs.language {
-            app.set_language(language);
+        if language != app.saved.prefs.language {
+            app.actions.push(Action::SetLanguage(language));
         }
     });
 }

@@ -2,16 +2,26 @@
 //! run results, the read-source diagram and the attempts chart on the right. All work runs on
 //! background threads; every edit is autosaved.
 
+pub mod action;
 mod chart;
 mod diagram;
 mod editor;
+mod editor_bar;
+mod files;
+mod gutter;
 pub mod highlight;
+mod instrument;
 mod lesson_panel;
 mod results;
 pub mod runner;
 pub mod state;
 pub mod storage;
 mod theme;
+mod top_bar;
+mod window;
+
+pub use instrument::save_png;
+pub use window::run_gui;
 
 use crate::backends::gpu_present;
 use crate::lesson::{Course, Lesson};
@@ -43,52 +53,48 @@ pub struct GuiOptions {
     pub seed: Option<u64>,
 }
 
-/// A line to jump to in the editor, with the reason shown in the status line.
-pub struct Jump {
-    pub line: u32,
-    pub column: Option<u32>,
+/// What is saved between sessions: preferences and each lesson's attempts.
+pub struct Saved {
+    pub prefs: Prefs,
+    pub progress: BTreeMap<String, LessonProgress>,
+}
+
+/// What runs produce: the one in flight and the latest finished one per lesson.
+#[derive(Default)]
+pub struct Runs {
+    pub job: Option<RunJob>,
+    pub progress: Option<Progress>,
+    pub outcomes: BTreeMap<String, RunOutcome>,
+}
+
+/// What is derived and kept only to draw faster; dropping it loses nothing.
+pub struct Caches {
+    pub markdown: egui_commonmark::CommonMarkCache,
+    pub lesson_highlighter: highlight::Highlighter,
+    /// Highlighted code blocks of lesson texts, by their text (cleared with the theme).
+    pub lesson_code_jobs: std::collections::HashMap<String, egui::text::LayoutJob>,
+    /// The theme and zoom last given to egui.
+    pub applied_theme: Option<(state::Theme, f32)>,
 }
 
 pub struct App {
     pub course: Course,
     pub storage: Storage,
-    pub prefs: Prefs,
-    pub progress: BTreeMap<String, LessonProgress>,
+    pub saved: Saved,
+    pub runs: Runs,
+    pub cache: Caches,
     pub editor: editor::EditorState,
-    pub run: Option<RunJob>,
-    pub run_progress: Option<Progress>,
-    /// The latest finished run, per lesson.
-    pub outcomes: BTreeMap<String, RunOutcome>,
     pub diagram: diagram::DiagramState,
     pub backends: SharedBackends,
     pub gpu_available: bool,
     pub status: String,
     pub confirm_solution: bool,
-    pub jump: Option<Jump>,
     pub chart_rect: Option<egui::Rect>,
-    file_dialog: Option<Receiver<editor::FileAction>>,
-    md_cache: egui_commonmark::CommonMarkCache,
-    lesson_highlighter: highlight::Highlighter,
-    /// Highlighted code blocks of lesson texts, by their text (cleared with the theme).
-    lesson_code_jobs: std::collections::HashMap<String, egui::text::LayoutJob>,
+    /// This frame's requests from the panels, applied once at its end.
+    pub actions: action::Actions,
+    file_dialog: Option<Receiver<files::FileAction>>,
     options: GuiOptions,
-    bench: Option<FrameBench>,
-    started: Instant,
-    frames: u64,
-    screenshot_requested: bool,
-    screenshot_saved: std::sync::Arc<std::sync::atomic::AtomicBool>,
-    applied_theme: Option<(state::Theme, f32)>,
-}
-
-struct FrameBench {
-    target: usize,
-    last: Option<Instant>,
-    times_ms: Vec<f64>,
-    /// Time spent building the UI (our code plus egui's layout), per frame.
-    ui_ms: Vec<f64>,
-    /// eframe's CPU time of the previous frame: UI, tessellation and rendering, no vsync wait.
-    cpu_ms: Vec<f64>,
-    done: bool,
+    instrument: instrument::Instrument,
 }
 
 impl App {
@@ -128,37 +134,25 @@ impl App {
         let mut app = App {
             course,
             storage,
-            prefs,
-            progress,
+            saved: Saved { prefs, progress },
+            runs: Runs::default(),
+            cache: Caches {
+                markdown: Default::default(),
+                lesson_highlighter: highlight::Highlighter::new(dark),
+                lesson_code_jobs: Default::default(),
+                applied_theme: None,
+            },
             editor: editor::EditorState::new(dark),
-            run: None,
-            run_progress: None,
-            outcomes: BTreeMap::new(),
             diagram: diagram::DiagramState::default(),
             backends: SharedBackends::default(),
             gpu_available: gpu_present(),
             status: String::new(),
             confirm_solution: false,
-            jump: None,
             chart_rect: None,
+            actions: Default::default(),
             file_dialog: None,
-            md_cache: Default::default(),
-            lesson_highlighter: highlight::Highlighter::new(dark),
-            lesson_code_jobs: Default::default(),
-            bench: options.frame_bench.map(|target| FrameBench {
-                target,
-                last: None,
-                times_ms: Vec::new(),
-                ui_ms: Vec::new(),
-                cpu_ms: Vec::new(),
-                done: false,
-            }),
+            instrument: instrument::Instrument::new(&options),
             options,
-            started: Instant::now(),
-            frames: 0,
-            screenshot_requested: false,
-            screenshot_saved: Default::default(),
-            applied_theme: None,
         };
         if let Some(id) = lesson_id {
             app.open_lesson(&id);
@@ -173,12 +167,12 @@ impl App {
     }
 
     pub fn lesson(&self) -> Option<&Lesson> {
-        self.prefs.lesson.as_deref().and_then(|id| self.course.get(id))
+        self.saved.prefs.lesson.as_deref().and_then(|id| self.course.get(id))
     }
 
     /// The draft key of a lesson in the current language: `id` for CUDA, `id.rs` for Rust.
     fn draft_key(&self, id: &str) -> String {
-        match self.prefs.language {
+        match self.saved.prefs.language {
             crate::lesson::Language::Cuda => id.to_string(),
             crate::lesson::Language::Rust => format!("{id}.rs"),
         }
@@ -186,7 +180,7 @@ impl App {
 
     /// Starter and solution in the current language.
     pub fn kernels(&self, lesson: &Lesson) -> (PathBuf, PathBuf) {
-        match lesson.kernels_for(self.prefs.language) {
+        match lesson.kernels_for(self.saved.prefs.language) {
             Some((s, v)) => (s.clone(), v.clone()),
             None => (lesson.starter.clone(), lesson.solution.clone()),
         }
@@ -194,12 +188,12 @@ impl App {
 
     /// Switches the kernel language; the draft of each language is kept.
     pub fn set_language(&mut self, language: crate::lesson::Language) {
-        if language == self.prefs.language {
+        if language == self.saved.prefs.language {
             return;
         }
         self.autosave();
-        self.prefs.language = language;
-        if let Some(id) = self.prefs.lesson.clone() {
+        self.saved.prefs.language = language;
+        if let Some(id) = self.saved.prefs.lesson.clone() {
             self.open_lesson(&id);
         }
         self.save_prefs();
@@ -211,9 +205,9 @@ impl App {
             return;
         };
         self.autosave();
-        if lesson.kernels_for(self.prefs.language).is_none() {
+        if lesson.kernels_for(self.saved.prefs.language).is_none() {
             self.status = format!("{} has no Rust kernels yet; showing CUDA C++", lesson.title);
-            self.prefs.language = crate::lesson::Language::Cuda;
+            self.saved.prefs.language = crate::lesson::Language::Cuda;
         }
         let (starter, _) = self.kernels(&lesson);
         let key = self.draft_key(id);
@@ -223,13 +217,13 @@ impl App {
             .or_else(|| std::fs::read_to_string(&starter).ok())
             .unwrap_or_default();
         self.editor.load(&lesson, &starter, key, text);
-        self.prefs.lesson = Some(id.to_string());
+        self.saved.prefs.lesson = Some(id.to_string());
         self.diagram = diagram::DiagramState::for_lesson(&lesson);
         self.save_prefs();
     }
 
     pub fn save_prefs(&mut self) {
-        if let Err(e) = self.storage.save_prefs(&self.prefs) {
+        if let Err(e) = self.storage.save_prefs(&self.saved.prefs) {
             self.status = format!("cannot save preferences: {e}");
         }
     }
@@ -249,51 +243,51 @@ impl App {
     }
 
     pub fn is_running(&self) -> bool {
-        self.run.is_some()
+        self.runs.job.is_some()
     }
 
     pub fn start_run(&mut self, ctx: &egui::Context) {
-        if self.run.is_some() {
+        if self.runs.job.is_some() {
             return;
         }
         let Some(lesson) = self.lesson().cloned() else { return };
         self.autosave();
         let repaint_ctx = ctx.clone();
         let name = self.editor.file_name();
-        self.run = Some(start_run(
+        self.runs.job = Some(start_run(
             lesson,
             self.editor.text.clone(),
             name,
-            self.prefs.backend,
+            self.saved.prefs.backend,
             self.options.seed,
             self.backends.clone(),
             move || repaint_ctx.request_repaint(),
         ));
-        self.run_progress = Some(Progress::Compiling {
+        self.runs.progress = Some(Progress::Compiling {
             compiler: crate::lesson::Language::of(&self.editor.file_name()).compiler(),
         });
         self.status = "running…".into();
     }
 
     pub fn cancel_run(&mut self) {
-        if let Some(job) = &self.run {
+        if let Some(job) = &self.runs.job {
             job.cancel.cancel();
             self.status = "cancelling…".into();
         }
     }
 
     fn poll_run(&mut self) {
-        let Some(job) = &self.run else { return };
+        let Some(job) = &self.runs.job else { return };
         let mut finished = None;
         while let Ok(message) = job.messages.try_recv() {
             match message {
-                RunMessage::Progress(p) => self.run_progress = Some(p),
+                RunMessage::Progress(p) => self.runs.progress = Some(p),
                 RunMessage::Done(outcome) => finished = Some((job.lesson.clone(), outcome)),
             }
         }
         if let Some((lesson_id, outcome)) = finished {
-            self.run = None;
-            self.run_progress = None;
+            self.runs.job = None;
+            self.runs.progress = None;
             let report = &outcome.report;
             self.status = format!("{}: {}", report.verdict.label(), report.headline);
             let attempt = Attempt {
@@ -304,25 +298,27 @@ impl App {
                 backend: report.backend.as_ref().map(|b| b.device.clone()).unwrap_or_default(),
                 source: outcome.source.clone(),
             };
-            let progress = self.progress.entry(lesson_id.clone()).or_default();
+            let progress = self.saved.progress.entry(lesson_id.clone()).or_default();
             progress.record(attempt);
             if let Err(e) = self.storage.save_progress(&lesson_id, progress) {
                 self.status = format!("cannot save the attempt history: {e}");
             }
             self.editor.set_report(report);
-            self.outcomes.insert(lesson_id, *outcome);
+            self.runs.outcomes.insert(lesson_id, *outcome);
         }
     }
 
     fn apply_theme(&mut self, ctx: &egui::Context) {
-        let wanted = (self.prefs.theme, self.prefs.zoom);
-        if self.applied_theme != Some(wanted) {
-            ctx.set_visuals(theme::visuals(self.prefs.theme));
-            ctx.set_zoom_factor(self.prefs.zoom);
-            self.editor.set_dark(theme::is_dark(self.prefs.theme));
-            self.lesson_highlighter.set_dark(theme::is_dark(self.prefs.theme));
-            self.lesson_code_jobs.clear();
-            self.applied_theme = Some(wanted);
+        let wanted = (self.saved.prefs.theme, self.saved.prefs.zoom);
+        if self.cache.applied_theme != Some(wanted) {
+            ctx.set_visuals(theme::visuals(self.saved.prefs.theme));
+            ctx.set_zoom_factor(self.saved.prefs.zoom);
+            self.editor.set_dark(theme::is_dark(self.saved.prefs.theme));
+            self.cache
+                .lesson_highlighter
+                .set_dark(theme::is_dark(self.saved.prefs.theme));
+            self.cache.lesson_code_jobs.clear();
+            self.cache.applied_theme = Some(wanted);
         }
     }
 
@@ -332,10 +328,10 @@ impl App {
         let save = KeyboardShortcut::new(Modifiers::COMMAND, Key::S);
         let find = KeyboardShortcut::new(Modifiers::COMMAND, Key::F);
         if ui.input_mut(|i| i.consume_shortcut(&run)) {
-            self.start_run(ui.ctx());
+            self.actions.push(action::Action::Run);
         }
         if ui.input_mut(|i| i.consume_shortcut(&save)) {
-            self.save_to_file();
+            self.actions.push(action::Action::SaveFile { as_new: false });
         }
         if ui.input_mut(|i| i.consume_shortcut(&find)) {
             self.editor.find.open = true;
@@ -343,150 +339,37 @@ impl App {
         }
     }
 
-    /// Ctrl+S: the file the learner opened or saved to, else a Save As dialog. The draft is
-    /// autosaved either way.
-    pub fn save_to_file(&mut self) {
-        self.autosave();
-        match self.editor.path.clone() {
-            Some(path) => match Storage::write_file(&path, self.editor.text.as_bytes()) {
-                Ok(()) => self.status = format!("saved {}", path.display()),
-                Err(e) => self.status = format!("cannot save {}: {e}", path.display()),
-            },
-            None => self.file_dialog = Some(editor::save_dialog(self.editor.file_name())),
-        }
-    }
-
-    fn poll_file_dialog(&mut self) {
-        let Some(rx) = &self.file_dialog else { return };
-        let Ok(action) = rx.try_recv() else { return };
-        self.file_dialog = None;
-        match action {
-            editor::FileAction::Open(path) => match std::fs::read_to_string(&path) {
-                Ok(text) => {
-                    self.editor.replace_text(text);
-                    self.editor.path = Some(path.clone());
-                    self.status = format!("opened {}", path.display());
-                }
-                Err(e) => self.status = format!("cannot open {}: {e}", path.display()),
-            },
-            editor::FileAction::Save(path) => {
-                self.editor.path = Some(path);
-                self.save_to_file();
-            }
-            editor::FileAction::ExportReport(path) => {
-                let text = self
-                    .current_outcome()
-                    .map(|o| serde_json::to_string_pretty(&o.report).unwrap_or_default());
-                match text.map(|t| Storage::write_file(&path, t.as_bytes())) {
-                    Some(Ok(())) => self.status = format!("report saved to {}", path.display()),
-                    Some(Err(e)) => self.status = format!("cannot write {}: {e}", path.display()),
-                    None => self.status = "no report to export yet".into(),
-                }
-            }
-            editor::FileAction::Cancelled => {}
-        }
-    }
-
     pub fn current_outcome(&self) -> Option<&RunOutcome> {
-        self.prefs.lesson.as_deref().and_then(|id| self.outcomes.get(id))
+        self.saved
+            .prefs
+            .lesson
+            .as_deref()
+            .and_then(|id| self.runs.outcomes.get(id))
     }
 
-    pub fn open_dialog(&mut self) {
-        self.file_dialog = Some(editor::open_dialog());
-    }
-
-    pub fn export_report_dialog(&mut self) {
-        self.file_dialog = Some(editor::export_dialog());
-    }
-
-    fn frame_bookkeeping(&mut self, ctx: &egui::Context) {
-        self.frames += 1;
-        if self.frames == 1 && self.options.run_at_start {
-            self.start_run(ctx);
+    /// Work that is not drawing, once per frame and also while the window is hidden (eframe
+    /// calls `logic` then): a run that finishes while minimised is recorded at once.
+    pub fn logic(&mut self, ctx: &egui::Context) {
+        self.instrument
+            .frame(ctx, self.is_running(), self.current_outcome().is_some());
+        if self.instrument.frames() == 1 && self.options.run_at_start {
+            self.actions.push(action::Action::Run);
         }
-        if self.frames == 2 {
-            // The first frame has been presented when the second one starts.
-            let since = crate::PROCESS_START.get().copied().unwrap_or(self.started);
-            eprintln!(
-                "haloscope: first frame shown {:.0} ms after the process started",
-                since.elapsed().as_secs_f64() * 1e3
-            );
-        }
-        // Frames are counted once a run asked for at start has finished, so the emulator does
-        // not compete with the renderer for the cores.
-        let settled = !self.options.run_at_start || (self.run.is_none() && self.frames > 2);
-        if let Some(bench) = self.bench.as_mut().filter(|b| !b.done && settled) {
-            let now = Instant::now();
-            if let Some(last) = bench.last {
-                bench.times_ms.push((now - last).as_secs_f64() * 1e3);
-            }
-            bench.last = Some(now);
-            ctx.request_repaint();
-            if bench.times_ms.len() >= bench.target {
-                bench.done = true;
-                let stats = |v: &[f64]| {
-                    let mut t = v[10.min(v.len() - 1)..].to_vec();
-                    t.sort_by(f64::total_cmp);
-                    (
-                        t.iter().sum::<f64>() / t.len() as f64,
-                        t[t.len() / 2],
-                        t[t.len() * 95 / 100],
-                    )
-                };
-                let (mean, median, p95) = stats(&bench.times_ms);
-                let (ui_mean, ui_median, _) = stats(&bench.ui_ms);
-                let (cpu_mean, cpu_median, cpu_p95) = if bench.cpu_ms.len() > 11 {
-                    stats(&bench.cpu_ms)
-                } else {
-                    (0.0, 0.0, 0.0)
-                };
-                println!(
-                    "{{\"frames\": {}, \"frame_mean_ms\": {mean:.2}, \"frame_median_ms\": {median:.2}, \"frame_p95_ms\": {p95:.2}, \"cpu_mean_ms\": {cpu_mean:.2}, \"cpu_median_ms\": {cpu_median:.2}, \"cpu_p95_ms\": {cpu_p95:.2}, \"ui_mean_ms\": {ui_mean:.2}, \"ui_median_ms\": {ui_median:.2}}}",
-                    bench.times_ms.len()
-                );
-                ctx.send_viewport_cmd(egui::ViewportCommand::Close);
-            }
-        }
-        if let Some(path) = self.options.screenshot.clone() {
-            let run_done = !self.options.run_at_start || (self.run.is_none() && self.current_outcome().is_some());
-            if self.screenshot_saved.load(std::sync::atomic::Ordering::Relaxed) {
-                // Closed from here, not from the callback: a command sent while the
-                // integration reads the pixels can be lost.
-                ctx.send_viewport_cmd(egui::ViewportCommand::Close);
-            } else if run_done && !self.screenshot_requested && self.frames > 3 {
-                self.screenshot_requested = true;
-                let saved = self.screenshot_saved.clone();
-                let repaint = ctx.clone();
-                ctx.request_screenshot(move |image| {
-                    match save_png(&image, &path, None) {
-                        Ok(()) => eprintln!("haloscope: screenshot saved to {}", path.display()),
-                        Err(e) => eprintln!("haloscope: screenshot failed: {e}"),
-                    }
-                    saved.store(true, std::sync::atomic::Ordering::Relaxed);
-                    repaint.request_repaint();
-                });
-            }
-            // The screenshot is taken at the end of a later frame: keep frames coming.
-            ctx.request_repaint();
-        }
-    }
-
-    /// The whole window, one frame.
-    pub fn show(&mut self, ui: &mut egui::Ui) {
-        let built = Instant::now();
-        self.show_frame(ui);
-        if let Some(bench) = self.bench.as_mut().filter(|b| b.last.is_some() && !b.done) {
-            bench.ui_ms.push(built.elapsed().as_secs_f64() * 1e3);
-        }
-    }
-
-    fn show_frame(&mut self, ui: &mut egui::Ui) {
-        let ctx = ui.ctx().clone();
-        self.apply_theme(&ctx);
         self.poll_run();
         self.poll_file_dialog();
+        self.apply_actions(ctx);
+        self.autosave();
+        if self.is_running() {
+            ctx.request_repaint_after(std::time::Duration::from_millis(100));
+        }
+    }
+
+    /// The whole window, one frame: the panels push actions, applied at the end.
+    pub fn show(&mut self, ui: &mut egui::Ui) {
+        let built = Instant::now();
+        let ctx = ui.ctx().clone();
+        self.apply_theme(&ctx);
         self.shortcuts(ui);
-        self.frame_bookkeeping(&ctx);
 
         egui::Panel::top("top_bar").show(ui, |ui| self.top_bar(ui));
         egui::Panel::bottom("status_bar").show(ui, |ui| {
@@ -507,187 +390,24 @@ impl App {
         if self.confirm_solution {
             self.solution_dialog(&ctx);
         }
+        self.apply_actions(&ctx);
         self.autosave();
-        if self.is_running() {
-            ctx.request_repaint_after(std::time::Duration::from_millis(100));
-        }
-    }
-
-    fn top_bar(&mut self, ui: &mut egui::Ui) {
-        ui.horizontal(|ui| {
-            ui.heading("haloscope");
-            ui.separator();
-            let label = self
-                .lesson()
-                .map(|l| l.title.clone())
-                .unwrap_or_else(|| "no lesson".into());
-            ui.label(egui::RichText::new(label).strong());
-            ui.with_layout(egui::Layout::right_to_left(egui::Align::Center), |ui| {
-                let mut theme = self.prefs.theme;
-                let theme_label = ui.label("Theme");
-                egui::ComboBox::from_id_salt("theme")
-                    .selected_text(format!("{theme:?}"))
-                    .show_ui(ui, |ui| {
-                        ui.selectable_value(&mut theme, state::Theme::Dark, "Dark");
-                        ui.selectable_value(&mut theme, state::Theme::Light, "Light");
-                        ui.selectable_value(&mut theme, state::Theme::Projector, "Projector (high contrast)");
-                    })
-                    .response
-                    .labelled_by(theme_label.id);
-                if theme != self.prefs.theme {
-                    self.prefs.theme = theme;
-                    self.save_prefs();
-                }
-                if ui.button("A+").on_hover_text("Larger (projector)").clicked() {
-                    self.prefs.zoom = (self.prefs.zoom + 0.25).min(3.0);
-                    self.save_prefs();
-                }
-                if ui.button("A-").on_hover_text("Smaller").clicked() {
-                    self.prefs.zoom = (self.prefs.zoom - 0.25).max(0.5);
-                    self.save_prefs();
-                }
-                ui.label(format!("{:.0}%", self.prefs.zoom * 100.0));
-            });
-        });
-    }
-
-    fn solution_dialog(&mut self, ctx: &egui::Context) {
-        let mut open = true;
-        egui::Window::new("Show the solution?")
-            .collapsible(false)
-            .resizable(false)
-            .open(&mut open)
-            .show(ctx, |ui| {
-                ui.label("This replaces the editor's text with the lesson's solution.");
-                ui.label("Your current text stays in the attempts history if you ran it, and Undo brings it back.");
-                ui.horizontal(|ui| {
-                    if ui.button("Show solution").clicked() {
-                        if let Some(lesson) = self.lesson().cloned() {
-                            match std::fs::read_to_string(self.kernels(&lesson).1) {
-                                Ok(text) => self.editor.replace_text(text),
-                                Err(e) => self.status = format!("cannot read the solution: {e}"),
-                            }
-                        }
-                        self.confirm_solution = false;
-                    }
-                    if ui.button("Keep my code").clicked() {
-                        self.confirm_solution = false;
-                    }
-                });
-            });
-        if !open {
-            self.confirm_solution = false;
-        }
+        self.instrument.record_ui(built);
     }
 }
 
 impl eframe::App for App {
-    fn ui(&mut self, ui: &mut egui::Ui, frame: &mut eframe::Frame) {
-        if let (Some(bench), Some(cpu)) = (self.bench.as_mut(), frame.info().cpu_usage)
-            && bench.last.is_some()
-            && !bench.done
-        {
-            bench.cpu_ms.push(cpu as f64 * 1e3);
-        }
+    fn logic(&mut self, ctx: &egui::Context, frame: &mut eframe::Frame) {
+        self.instrument.record_cpu(frame.info().cpu_usage);
+        App::logic(self, ctx);
+    }
+
+    fn ui(&mut self, ui: &mut egui::Ui, _frame: &mut eframe::Frame) {
         self.show(ui);
     }
 
     fn on_exit(&mut self, _gl: Option<&eframe::glow::Context>) {
         self.autosave();
         self.save_prefs();
-    }
-}
-
-/// Saves `image` (or the `crop` rectangle of it, in points at `pixels_per_point`) as PNG.
-pub fn save_png(
-    image: &egui::ColorImage,
-    path: &std::path::Path,
-    crop: Option<(egui::Rect, f32)>,
-) -> Result<(), String> {
-    let [w, h] = image.size;
-    let (x0, y0, x1, y1) = match crop {
-        Some((rect, ppp)) => {
-            let clamp = |v: f32, max: usize| (v * ppp).round().clamp(0.0, max as f32) as usize;
-            (
-                clamp(rect.min.x, w),
-                clamp(rect.min.y, h),
-                clamp(rect.max.x, w),
-                clamp(rect.max.y, h),
-            )
-        }
-        None => (0, 0, w, h),
-    };
-    let mut out = image::RgbaImage::new((x1 - x0).max(1) as u32, (y1 - y0).max(1) as u32);
-    for y in y0..y1 {
-        for x in x0..x1 {
-            let c = image.pixels[y * w + x];
-            out.put_pixel(
-                (x - x0) as u32,
-                (y - y0) as u32,
-                image::Rgba([c.r(), c.g(), c.b(), c.a()]),
-            );
-        }
-    }
-    if let Some(parent) = path.parent() {
-        std::fs::create_dir_all(parent).map_err(|e| e.to_string())?;
-    }
-    out.save(path).map_err(|e| e.to_string())
-}
-
-/// Opens the window. Returns the process exit code.
-pub fn run_gui(options: GuiOptions) -> i32 {
-    // `HALOSCOPE_WINDOW=1280x800` sets the first window size (benchmarks, screenshots).
-    let size = std::env::var("HALOSCOPE_WINDOW")
-        .ok()
-        .and_then(|v| {
-            v.split_once('x')
-                .and_then(|(w, h)| Some([w.parse::<f32>().ok()?, h.parse::<f32>().ok()?]))
-        })
-        .unwrap_or([1500.0, 920.0]);
-    let mut native = eframe::NativeOptions {
-        viewport: egui::ViewportBuilder::default()
-            .with_title("haloscope")
-            .with_inner_size(size)
-            .with_app_id("haloscope"),
-        persist_window: std::env::var_os("HALOSCOPE_WINDOW").is_none(),
-        multisampling: 0,
-        ..Default::default()
-    };
-    // The frame benchmark measures how long a frame takes, not the display's refresh.
-    native.glow_options.vsync = options.frame_bench.is_none();
-    let result = eframe::run_native(
-        "haloscope",
-        native,
-        Box::new(move |cc| {
-            // Anti-aliasing feathering doubles the triangles; on a software rasterizer (a
-            // laptop without GPU drivers, Xvfb) that is most of the frame. Set it either way,
-            // since eframe persists egui's options between runs.
-            let renderer = cc.gl.as_ref().map(|gl| {
-                use eframe::glow::HasContext;
-                // SAFETY: a plain string query on the context eframe just created.
-                unsafe { gl.get_parameter_string(eframe::glow::RENDERER) }
-            });
-            let software = renderer
-                .as_deref()
-                .is_some_and(|r| r.contains("llvmpipe") || r.contains("softpipe") || r.contains("Software"));
-            cc.egui_ctx.tessellation_options_mut(|t| t.feathering = !software);
-            if options.frame_bench.is_some() {
-                eprintln!(
-                    "haloscope: renderer {:?}, feathering {}",
-                    renderer.unwrap_or_default(),
-                    !software
-                );
-            }
-            Ok(Box::new(App::new(options)))
-        }),
-    );
-    match result {
-        Ok(()) => 0,
-        Err(e) => {
-            eprintln!(
-                "haloscope: cannot open the window ({e}).\nWith no display, use the command line: `haloscope run --lesson stencil-2d` (see `haloscope --help`)."
-            );
-            20
-        }
     }
 }

@@ -3,6 +3,7 @@
 //! diagram and the attempts chart.
 
 use super::App;
+use super::action::Action;
 use super::state::ResultTab;
 use super::theme::palette;
 use crate::backend::BackendChoice;
@@ -13,7 +14,7 @@ use egui::{RichText, Ui};
 pub fn show(app: &mut App, ui: &mut Ui) {
     ui.horizontal(|ui| {
         let backend_label = ui.label("Backend");
-        let mut choice = app.prefs.backend;
+        let mut choice = app.saved.prefs.backend;
         let gpu_label = if app.gpu_available {
             "GPU".to_string()
         } else {
@@ -30,32 +31,31 @@ pub fn show(app: &mut App, ui: &mut Ui) {
             })
             .response
             .labelled_by(backend_label.id);
-        if choice != app.prefs.backend {
-            app.prefs.backend = choice;
-            app.save_prefs();
+        if choice != app.saved.prefs.backend {
+            app.saved.prefs.backend = choice;
+            app.actions.push(Action::SavePrefs);
         }
         let running = app.is_running();
         if ui.add_enabled(!running, egui::Button::new("Run")).clicked() {
-            let ctx = ui.ctx().clone();
-            app.start_run(&ctx);
+            app.actions.push(Action::Run);
         }
         if ui.add_enabled(running, egui::Button::new("Cancel")).clicked() {
-            app.cancel_run();
+            app.actions.push(Action::CancelRun);
         }
     });
-    if let Some(p) = &app.run_progress {
+    if let Some(p) = &app.runs.progress {
         ui.add(egui::ProgressBar::new(p.fraction()).text(p.describe()).animate(true));
     }
     ui.separator();
-    let mut tab = app.prefs.result_tab;
+    let mut tab = app.saved.prefs.result_tab;
     ui.horizontal(|ui| {
         ui.selectable_value(&mut tab, ResultTab::Result, "Result");
         ui.selectable_value(&mut tab, ResultTab::Diagram, "Diagram");
         ui.selectable_value(&mut tab, ResultTab::Chart, "Chart");
     });
-    if tab != app.prefs.result_tab {
-        app.prefs.result_tab = tab;
-        app.save_prefs();
+    if tab != app.saved.prefs.result_tab {
+        app.saved.prefs.result_tab = tab;
+        app.actions.push(Action::SavePrefs);
     }
     egui::ScrollArea::vertical()
         .id_salt("results_scroll")
@@ -98,13 +98,13 @@ fn machine_code(app: &mut App, ui: &mut Ui, p: &crate::report::SectorProfile) {
         });
         ui.label(RichText::new(line.meaning()).small());
     }
-    if let Some(line) = jump.filter(|&l| l > 0) {
-        app.editor.go_to(line, None);
+    if let Some(line) = jump {
+        app.actions.push(Action::go_to(line));
     }
 }
 
 fn result(app: &mut App, ui: &mut Ui) {
-    let pal = palette(app.prefs.theme);
+    let pal = palette(app.saved.prefs.theme);
     let Some(outcome) = app.current_outcome() else {
         ui.label("Press Run (Ctrl+Enter) to compile, verify every size and count the sectors.");
         return;
@@ -155,13 +155,12 @@ fn result(app: &mut App, ui: &mut Ui) {
 
     if !report.findings.is_empty() || report.fault.is_some() {
         ui.label(RichText::new("Findings").strong());
-        let mut jumps = Vec::new();
         for f in &report.findings {
             ui.horizontal_wrapped(|ui| {
                 if let Some(line) = f.at.line
                     && ui.link(format!("line {line}")).clicked()
                 {
-                    jumps.push(line);
+                    app.actions.push(Action::go_to(line));
                 }
                 ui.label(format!("{} (seen {}x)", f.message, f.count));
             });
@@ -171,13 +170,10 @@ fn result(app: &mut App, ui: &mut Ui) {
                 if let Some(line) = fault.line()
                     && ui.link(format!("line {line}")).clicked()
                 {
-                    jumps.push(line);
+                    app.actions.push(Action::go_to(line));
                 }
                 ui.colored_label(pal.fail, fault.message());
             });
-        }
-        for line in jumps {
-            app.editor.go_to(line, None);
         }
         ui.add_space(6.0);
     }
@@ -266,6 +262,6 @@ fn result(app: &mut App, ui: &mut Ui) {
     }
     ui.add_space(8.0);
     if ui.button("Export report (JSON)…").clicked() {
-        app.export_report_dialog();
+        app.actions.push(Action::ExportReportDialog);
     }
 }

@@ -172,3 +172,17 @@ pub fn thousands(value: u64) -> String {
     }
     out
 }
+
+/// `1362688000` -> `1.36G`.
+pub fn compact(value: u64) -> String {
+    let v = value as f64;
+    if v >= 1e9 {
+        format!("{:.2}G", v / 1e9)
+    } else if v >= 1e6 {
+        format!("{:.1}M", v / 1e6)
+    } else if v >= 1e3 {
+        format!("{:.0}k", v / 1e3)
+    } else {
+        value.to_string()
+    }
+}

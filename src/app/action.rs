@@ -1,0 +1,131 @@
+//! What the user asked for in a frame, carried out once at the end of it (the command-queue
+//! style of rerun's viewer and egui's demo app): panels draw from the app's state and push
+//! `Action`s; `App::apply_actions` is the one place that starts runs, switches lessons,
+//! saves preferences and moves the cursor. Pushing takes `&self`, so a panel can ask for a
+//! jump while it still borrows the report it is drawing.
+
+use super::App;
+use crate::lesson::Language;
+use std::cell::RefCell;
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum Action {
+    /// Compile, verify and profile the editor's text (Run, Ctrl+Enter).
+    Run,
+    CancelRun,
+    OpenLesson(String),
+    SetLanguage(Language),
+    /// Preferences changed in place (theme, zoom, tab, backend, hints): write them.
+    SavePrefs,
+    /// Put the cursor on a source line (diagnostics, findings, marks, reads).
+    GoTo {
+        line: u32,
+        column: Option<u32>,
+        status: Option<String>,
+    },
+    OpenFileDialog,
+    /// Save to the opened file, or ask where (`as_new`: always ask).
+    SaveFile {
+        as_new: bool,
+    },
+    ExportReportDialog,
+    ResetToStarter,
+    /// Ask before replacing the text with the solution; `ShowSolution` once confirmed.
+    AskForSolution,
+    ShowSolution,
+    CloseSolutionDialog,
+    RestoreBeforeReplace,
+    ToggleFind,
+}
+
+impl Action {
+    /// A jump to `line` (line 0, compiler-made code, moves nothing).
+    pub fn go_to(line: u32) -> Action {
+        Action::GoTo {
+            line,
+            column: None,
+            status: None,
+        }
+    }
+}
+
+/// The frame's actions, in the order they were asked for.
+#[derive(Default)]
+pub struct Actions(RefCell<Vec<Action>>);
+
+impl Actions {
+    pub fn push(&self, action: Action) {
+        self.0.borrow_mut().push(action);
+    }
+
+    fn take(&self) -> Vec<Action> {
+        std::mem::take(&mut self.0.borrow_mut())
+    }
+}
+
+impl App {
+    /// Carries out this frame's actions; called once per frame, after the panels.
+    pub fn apply_actions(&mut self, ctx: &egui::Context) {
+        for action in self.actions.take() {
+            self.apply(action, ctx);
+        }
+    }
+
+    fn apply(&mut self, action: Action, ctx: &egui::Context) {
+        match action {
+            Action::Run => self.start_run(ctx),
+            Action::CancelRun => self.cancel_run(),
+            Action::OpenLesson(id) => self.open_lesson(&id),
+            Action::SetLanguage(language) => self.set_language(language),
+            Action::SavePrefs => self.save_prefs(),
+            Action::GoTo { line, column, status } => {
+                if line > 0 {
+                    self.editor.go_to(line, column);
+                }
+                if let Some(status) = status {
+                    self.status = status;
+                }
+            }
+            Action::OpenFileDialog => self.open_dialog(),
+            Action::SaveFile { as_new } => {
+                if as_new {
+                    self.editor.path = None;
+                }
+                self.save_to_file();
+            }
+            Action::ExportReportDialog => self.export_report_dialog(),
+            Action::ResetToStarter => self.replace_with_lesson_file(false),
+            Action::AskForSolution => self.confirm_solution = true,
+            Action::ShowSolution => {
+                self.replace_with_lesson_file(true);
+                self.confirm_solution = false;
+            }
+            Action::CloseSolutionDialog => self.confirm_solution = false,
+            Action::RestoreBeforeReplace => {
+                if let Some(previous) = self.editor.before_replace.clone() {
+                    self.editor.replace_text(previous);
+                }
+            }
+            Action::ToggleFind => {
+                self.editor.find.open = !self.editor.find.open;
+                self.editor.find.focus = self.editor.find.open;
+            }
+        }
+    }
+
+    /// The editor's text becomes the lesson's starter or solution in the current language;
+    /// the text before is kept for "Restore my code".
+    fn replace_with_lesson_file(&mut self, solution: bool) {
+        let Some(lesson) = self.lesson().cloned() else { return };
+        let (starter, solution_file) = self.kernels(&lesson);
+        let (path, what) = if solution {
+            (solution_file, "solution")
+        } else {
+            (starter, "starter")
+        };
+        match std::fs::read_to_string(path) {
+            Ok(text) => self.editor.replace_text(text),
+            Err(e) => self.status = format!("cannot read the {what}: {e}"),
+        }
+    }
+}

@@ -1,0 +1,112 @@
+//! The editor's left margin: line numbers, diagnostic and machine-code markers, and the
+//! sectors each line issued in the last run.
+
+use super::editor::{GUTTER_WIDTH, LineFigures, Marker};
+use crate::report::compact;
+use crate::report::thousands;
+use egui::{Color32, FontId, Id, Pos2, Rect, Stroke, Ui, Vec2};
+use std::collections::BTreeMap;
+
+/// Line numbers, markers and sectors per line, painted in the editor's left margin.
+pub(super) fn paint_gutter(
+    ui: &Ui,
+    markers: &[Marker],
+    line_figures: &BTreeMap<u32, LineFigures>,
+    galley: &egui::Galley,
+    origin: Pos2,
+    rect: Rect,
+) {
+    let painter = ui.painter();
+    let visuals = ui.visuals();
+    let gutter = Rect::from_min_max(rect.min, Pos2::new(rect.min.x + GUTTER_WIDTH - 6.0, rect.max.y));
+    painter.rect_filled(gutter, 0.0, visuals.faint_bg_color);
+    let max_sectors = line_figures.values().map(|f| f.sectors).max().unwrap_or(0).max(1);
+    let font = FontId::monospace(11.0);
+    let mut line = 1u32;
+    let mut first_row_of_line = true;
+    let pointer = ui.input(|i| i.pointer.hover_pos());
+    for row in &galley.rows {
+        if first_row_of_line {
+            let y = origin.y + row.pos.y;
+            let h = row.rect().height();
+            let row_rect = Rect::from_min_size(Pos2::new(rect.min.x, y), Vec2::new(rect.width(), h));
+            if let Some(figures) = line_figures.get(&line) {
+                let bar = 40.0 * figures.sectors as f32 / max_sectors as f32;
+                let bar_rect =
+                    Rect::from_min_size(Pos2::new(gutter.min.x + 2.0, y + 2.0), Vec2::new(bar.max(1.0), h - 4.0));
+                painter.rect_filled(bar_rect, 1.0, Color32::from_rgba_unmultiplied(0xFF, 0x80, 0x30, 110));
+                painter.text(
+                    Pos2::new(gutter.min.x + 44.0, y + h / 2.0),
+                    egui::Align2::RIGHT_CENTER,
+                    compact(figures.sectors),
+                    font.clone(),
+                    visuals.text_color(),
+                );
+            }
+            painter.text(
+                Pos2::new(gutter.max.x - 18.0, y + h / 2.0),
+                egui::Align2::RIGHT_CENTER,
+                line.to_string(),
+                font.clone(),
+                visuals.weak_text_color(),
+            );
+            let on_line: Vec<&Marker> = markers.iter().filter(|m| m.line == line).collect();
+            if !on_line.is_empty() {
+                let error = on_line.iter().any(|m| m.error);
+                let colour = if error {
+                    Color32::from_rgb(0xE0, 0x40, 0x40)
+                } else {
+                    Color32::from_rgb(0xD0, 0xA0, 0x20)
+                };
+                painter.rect_filled(row_rect, 0.0, colour.gamma_multiply(0.12));
+                let dot = Pos2::new(gutter.max.x - 8.0, y + h / 2.0);
+                painter.circle(dot, 4.0, colour, Stroke::NONE);
+                let marker_rect = Rect::from_center_size(dot, Vec2::splat(12.0));
+                if pointer.is_some_and(|p| marker_rect.contains(p) || (row_rect.contains(p) && p.x < gutter.max.x)) {
+                    let text = on_line
+                        .iter()
+                        .map(|m| m.message.as_str())
+                        .collect::<Vec<_>>()
+                        .join("\n");
+                    egui::Tooltip::always_open(
+                        ui.ctx().clone(),
+                        ui.layer_id(),
+                        Id::unique("marker_tip"),
+                        egui::PopupAnchor::Pointer,
+                    )
+                    .show(|ui| {
+                        ui.label(text);
+                    });
+                }
+            }
+            if let Some(figures) = line_figures.get(&line) {
+                let in_gutter = pointer.is_some_and(|p| row_rect.contains(p) && p.x < gutter.min.x + 48.0);
+                if in_gutter {
+                    egui::Tooltip::always_open(
+                        ui.ctx().clone(),
+                        ui.layer_id(),
+                        Id::unique("sector_tip"),
+                        egui::PopupAnchor::Pointer,
+                    )
+                    .show(|ui| {
+                        ui.label(format!(
+                            "line {line}: {} sectors (ideal {}, {:.2}x), {:.1} active lanes per warp instruction",
+                            thousands(figures.sectors),
+                            thousands(figures.ideal),
+                            if figures.ideal > 0 {
+                                figures.sectors as f64 / figures.ideal as f64
+                            } else {
+                                0.0
+                            },
+                            figures.lanes
+                        ));
+                    });
+                }
+            }
+        }
+        first_row_of_line = row.ends_with_newline;
+        if row.ends_with_newline {
+            line += 1;
+        }
+    }
+}
