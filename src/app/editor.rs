@@ -3,6 +3,7 @@
 
 use super::App;
 use super::action::Action;
+use super::gutter::{GUTTER_WIDTH, LineFigures, Marker};
 use super::highlight::Highlighter;
 use crate::compile::{CompileFailure, Diagnostic, Severity};
 use crate::lesson::Lesson;
@@ -13,24 +14,6 @@ use std::collections::BTreeMap;
 use std::path::PathBuf;
 
 pub const EDITOR_ID: &str = "kernel_editor";
-pub(super) const GUTTER_WIDTH: f32 = 124.0;
-
-/// Something shown on an editor line: a compile diagnostic, a fault or a finding.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Marker {
-    pub line: u32,
-    pub column: Option<u32>,
-    pub error: bool,
-    pub message: String,
-}
-
-#[derive(Debug, Clone, Copy, Default, PartialEq)]
-pub struct LineFigures {
-    pub sectors: u64,
-    pub ideal: u64,
-    pub lanes: f64,
-}
-
 #[derive(Default)]
 pub struct FindState {
     pub open: bool,

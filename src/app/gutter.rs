@@ -1,11 +1,29 @@
 //! The editor's left margin: line numbers, diagnostic and machine-code markers, and the
 //! sectors each line issued in the last run.
 
-use super::editor::{GUTTER_WIDTH, LineFigures, Marker};
 use crate::report::compact;
 use crate::report::thousands;
 use egui::{Color32, FontId, Id, Pos2, Rect, Stroke, Ui, Vec2};
 use std::collections::BTreeMap;
+
+/// Width of the margin, in points: line number, marker, sectors.
+pub(super) const GUTTER_WIDTH: f32 = 124.0;
+
+/// Something shown on an editor line: a compile diagnostic, a fault or a finding.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Marker {
+    pub line: u32,
+    pub column: Option<u32>,
+    pub error: bool,
+    pub message: String,
+}
+
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct LineFigures {
+    pub sectors: u64,
+    pub ideal: u64,
+    pub lanes: f64,
+}
 
 /// Line numbers, markers and sectors per line, painted in the editor's left margin.
 pub(super) fn paint_gutter(
