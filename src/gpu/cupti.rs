@@ -13,6 +13,7 @@ use crate::backend::KernelFault;
 use crate::cudalibs::{CudaLib, ensure_loaded};
 use crate::lesson::Lesson;
 use cudarc::cupti::sys;
+use cudarc::driver::sys::{CUcontext, CUdevice};
 use std::ffi::{CStr, CString, c_char, c_void};
 use std::ptr::null_mut;
 
@@ -54,191 +55,293 @@ pub fn profile_with_cupti(
     let f = d.function(kernel)?;
     let (d_in, mut d_out) = super::device::buffers(d, lesson.stencil.elements(n), 2)?;
     d.stream.synchronize().map_err(|e| driver_fault("setup", e))?;
-    let ctx = d.ctx.cu_ctx() as _;
+    let ctx: CUcontext = d.ctx.cu_ctx() as _;
+    let names = [SECTORS, LOADS, STORES, IDEAL, LANES];
 
-    // SAFETY (this block): CUPTI parameter structs are filled as its headers require, with
-    // their struct sizes, and outlive the calls that use them.
-    unsafe {
-        let mut init = sys::CUpti_Profiler_Initialize_Params {
-            structSize: sys::Profiler_Initialize_Params_STRUCT_SIZE as usize,
-            pPriv: null_mut(),
-        };
-        check("cuptiProfilerInitialize", sys::cuptiProfilerInitialize(&mut init))?;
+    // SAFETY: CUPTI was loaded above; `ctx` is the worker's live context and stays current
+    // for the whole profile; the device index 0 is the one the context was made on.
+    let (chip, mut configs) = unsafe {
+        initialize_profiler()?;
+        check_sass_metrics_supported(d.ctx.cu_device() as _)?;
+        let chip = chip_name()?;
+        let configs = metric_configs(chip, &names)?;
+        (chip, configs)
+    };
+    let ids: Vec<u64> = configs.iter().map(|c| c.metricId).collect();
+    // SAFETY: as above; `configs` outlives the call that reads it.
+    unsafe { enable_sass_metrics(ctx, &mut configs)? };
 
-        let mut supported: sys::CUpti_Profiler_DeviceSupported_Params = std::mem::zeroed();
-        supported.structSize = sys::Profiler_DeviceSupported_Params_STRUCT_SIZE as usize;
-        supported.cuDevice = d.ctx.cu_device() as _;
-        supported.api = sys::CUpti_Profiler_API::CUPTI_PROFILER_SASS_METRICS;
-        check(
-            "cuptiProfilerDeviceSupported",
-            sys::cuptiProfilerDeviceSupported(&mut supported),
-        )?;
-        if supported.isSupported != sys::CUpti_Profiler_Support_Level::CUPTI_PROFILER_CONFIGURATION_SUPPORTED {
-            return Err(KernelFault::Infrastructure {
-                message: format!(
-                    "CUPTI SASS metrics are not supported on this device (architecture {:?}, vGPU {:?}, confidential compute {:?})",
-                    supported.architecture, supported.vGpu, supported.confidentialCompute
-                ),
-            });
-        }
-
-        let mut chip = sys::CUpti_Device_GetChipName_Params {
-            structSize: sys::Device_GetChipName_Params_STRUCT_SIZE as usize,
-            pPriv: null_mut(),
-            deviceIndex: 0,
-            pChipName: std::ptr::null(),
-        };
-        check("cuptiDeviceGetChipName", sys::cuptiDeviceGetChipName(&mut chip))?;
-
-        let names = [SECTORS, LOADS, STORES, IDEAL, LANES];
-        let mut configs = Vec::new();
-        for name in names {
-            let c_name = CString::new(name).expect("metric name");
-            let mut props: sys::CUpti_SassMetrics_GetProperties_Params = std::mem::zeroed();
-            props.structSize = sys::SassMetrics_GetProperties_Params_STRUCT_SIZE as usize;
-            props.pChipName = chip.pChipName;
-            props.pMetricName = c_name.as_ptr();
-            check(
-                &format!("cuptiSassMetricsGetProperties({name})"),
-                sys::cuptiSassMetricsGetProperties(&mut props),
-            )?;
-            configs.push(sys::CUpti_SassMetrics_Config {
-                metricId: props.metric.metricId,
-                outputGranularity: sys::CUpti_SassMetrics_OutputGranularity::CUPTI_SASS_METRICS_OUTPUT_GRANULARITY_GPU
-                    as u8,
-            });
-        }
-        let ids: Vec<u64> = configs.iter().map(|c| c.metricId).collect();
-
-        let mut set = sys::CUpti_SassMetricsSetConfig_Params {
-            structSize: sys::SassMetricsSetConfig_Params_STRUCT_SIZE as usize,
-            pPriv: null_mut(),
-            numOfMetricConfig: configs.len(),
-            pConfigs: configs.as_mut_ptr(),
-            deviceIndex: 0,
-        };
-        check("cuptiSassMetricsSetConfig", sys::cuptiSassMetricsSetConfig(&mut set))?;
-        let mut enable = sys::CUpti_SassMetricsEnable_Params {
-            structSize: sys::SassMetricsEnable_Params_STRUCT_SIZE as usize,
-            pPriv: null_mut(),
-            ctx,
-            enableLazyPatching: 0,
-        };
-        check("cuptiSassMetricsEnable", sys::cuptiSassMetricsEnable(&mut enable))?;
-
-        for _ in 0..launches {
-            d.launch(&f, lesson, n, &d_in, &mut d_out)
-                .map_err(|e| driver_fault("a profiled launch", e))?;
-        }
-        d.stream
-            .synchronize()
-            .map_err(|e| driver_fault("the profiled launches", e))?;
-
-        let mut props = sys::CUpti_SassMetricsGetDataProperties_Params {
-            structSize: sys::SassMetricsGetDataProperties_Params_STRUCT_SIZE as usize,
-            pPriv: null_mut(),
-            ctx,
-            numOfPatchedInstructionRecords: 0,
-            numOfInstances: 0,
-        };
-        check(
-            "cuptiSassMetricsGetDataProperties",
-            sys::cuptiSassMetricsGetDataProperties(&mut props),
-        )?;
-        let records = props.numOfPatchedInstructionRecords;
-        let instances = props.numOfInstances;
-        let mut values: Vec<Vec<sys::CUpti_SassMetrics_InstanceValue>> = (0..records)
-            .map(|_| vec![sys::CUpti_SassMetrics_InstanceValue { metricId: 0, value: 0 }; instances])
-            .collect();
-        let mut data: Vec<sys::CUpti_SassMetrics_Data> = values
-            .iter_mut()
-            .map(|v| sys::CUpti_SassMetrics_Data {
-                structSize: std::mem::size_of::<sys::CUpti_SassMetrics_Data>(),
-                pPriv: null_mut(),
-                cubinCrc: 0,
-                functionIndex: 0,
-                functionName: std::ptr::null(),
-                pcOffset: 0,
-                pInstanceValues: v.as_mut_ptr(),
-            })
-            .collect();
-        if records > 0 && instances > 0 {
-            let mut flush = sys::CUpti_SassMetricsFlushData_Params {
-                structSize: sys::SassMetricsFlushData_Params_STRUCT_SIZE as usize,
-                pPriv: null_mut(),
-                ctx,
-                numOfPatchedInstructionRecords: records,
-                numOfInstances: instances,
-                pMetricsData: data.as_mut_ptr(),
-            };
-            check("cuptiSassMetricsFlushData", sys::cuptiSassMetricsFlushData(&mut flush))?;
-        }
-        let mut disable = sys::CUpti_SassMetricsDisable_Params {
-            structSize: sys::SassMetricsDisable_Params_STRUCT_SIZE as usize,
-            pPriv: null_mut(),
-            ctx,
-            numOfDroppedRecords: 0,
-        };
-        check("cuptiSassMetricsDisable", sys::cuptiSassMetricsDisable(&mut disable))?;
-
-        if let Some(path) = std::env::var_os("HALOSCOPE_CUPTI_DEBUG") {
-            write_debug(&path, chip.pChipName, &names, &ids, records, instances, &data, &values);
-        }
-        // CUPTI returns one record per (instruction, metric): gather them per instruction.
-        let cubin = kernel.cubin();
-        let mut by_pc: std::collections::BTreeMap<(String, u32), PcRecord> = Default::default();
-        for (record, vals) in data.iter().zip(&values) {
-            let function = if record.functionName.is_null() {
-                kernel.entry.clone()
-            } else {
-                CStr::from_ptr(record.functionName).to_string_lossy().into_owned()
-            };
-            let entry = by_pc.entry((function.clone(), record.pcOffset)).or_insert_with(|| {
-                let (line, file) = match &cubin {
-                    Some(c) => source_line(c, &function, record.pcOffset as u64),
-                    None => (0, String::new()),
-                };
-                PcRecord {
-                    pc_offset: record.pcOffset,
-                    line,
-                    file,
-                    ..PcRecord::default()
-                }
-            });
-            for v in vals {
-                let slot = match ids.iter().position(|&id| id == v.metricId) {
-                    Some(0) => &mut entry.sectors,
-                    Some(1) => &mut entry.global_loads,
-                    Some(2) => &mut entry.global_stores,
-                    Some(3) => &mut entry.ideal_sectors,
-                    Some(4) => &mut entry.active_lanes,
-                    _ => continue,
-                };
-                *slot += v.value;
-            }
-            if !record.functionName.is_null() {
-                free(record.functionName as *mut c_void);
-            }
-        }
-        let mut out: Vec<PcRecord> = by_pc.into_values().collect();
-        out.sort_by_key(|r| r.pc_offset);
-        let mut unset = sys::CUpti_SassMetricsUnsetConfig_Params {
-            structSize: sys::SassMetricsUnsetConfig_Params_STRUCT_SIZE as usize,
-            pPriv: null_mut(),
-            deviceIndex: 0,
-        };
-        let _ = sys::cuptiSassMetricsUnsetConfig(&mut unset);
-        Ok(GpuProfile {
-            launches,
-            records: out,
-            source: format!(
-                "CUPTI SASS metrics ({SECTORS}) over {launches} launches at n={n}, dropped records: {}",
-                disable.numOfDroppedRecords
-            ),
-            millis: started.elapsed().as_secs_f64() * 1e3,
-            output: None, // filled by the worker once the launches' printf text is read
-        })
+    for _ in 0..launches {
+        d.launch(&f, lesson, n, &d_in, &mut d_out)
+            .map_err(|e| driver_fault("a profiled launch", e))?;
     }
+    d.stream
+        .synchronize()
+        .map_err(|e| driver_fault("the profiled launches", e))?;
+
+    // SAFETY: metrics were enabled on `ctx` above and the launches have completed.
+    let flushed = unsafe { flush_records(ctx)? };
+    // SAFETY: as above; disabling ends this process's one collection.
+    let dropped = unsafe { disable_sass_metrics(ctx)? };
+    if let Some(path) = std::env::var_os("HALOSCOPE_CUPTI_DEBUG") {
+        // SAFETY: `chip` is CUPTI's static chip name string.
+        unsafe { write_debug(&path, chip, &names, &ids, &flushed) };
+    }
+    // SAFETY: the records come straight from `flush_records`, each name freed once.
+    let records = unsafe { gather_records(kernel, &ids, flushed) };
+    // SAFETY: the configuration set in `enable_sass_metrics` on device 0.
+    unsafe { unset_config() };
+    Ok(GpuProfile {
+        launches,
+        records,
+        source: format!("CUPTI SASS metrics ({SECTORS}) over {launches} launches at n={n}, dropped records: {dropped}"),
+        millis: started.elapsed().as_secs_f64() * 1e3,
+        output: None, // filled by the worker once the launches' printf text is read
+    })
+}
+
+/// # Safety
+/// CUPTI must be loaded (`ensure_loaded(CudaLib::Cupti)`).
+unsafe fn initialize_profiler() -> Result<(), KernelFault> {
+    let mut init = sys::CUpti_Profiler_Initialize_Params {
+        structSize: sys::Profiler_Initialize_Params_STRUCT_SIZE as usize,
+        pPriv: null_mut(),
+    };
+    check("cuptiProfilerInitialize", unsafe {
+        sys::cuptiProfilerInitialize(&mut init)
+    })
+}
+
+/// Whether `device` supports the SASS metrics API; the error says why not.
+///
+/// # Safety
+/// The profiler must be initialised (`initialize_profiler`).
+unsafe fn check_sass_metrics_supported(device: CUdevice) -> Result<(), KernelFault> {
+    // SAFETY: a plain C struct; zero is a valid value of every field.
+    let mut supported: sys::CUpti_Profiler_DeviceSupported_Params = unsafe { std::mem::zeroed() };
+    supported.structSize = sys::Profiler_DeviceSupported_Params_STRUCT_SIZE as usize;
+    supported.cuDevice = device;
+    supported.api = sys::CUpti_Profiler_API::CUPTI_PROFILER_SASS_METRICS;
+    check("cuptiProfilerDeviceSupported", unsafe {
+        sys::cuptiProfilerDeviceSupported(&mut supported)
+    })?;
+    if supported.isSupported != sys::CUpti_Profiler_Support_Level::CUPTI_PROFILER_CONFIGURATION_SUPPORTED {
+        return Err(KernelFault::Infrastructure {
+            message: format!(
+                "CUPTI SASS metrics are not supported on this device (architecture {:?}, vGPU {:?}, confidential compute {:?})",
+                supported.architecture, supported.vGpu, supported.confidentialCompute
+            ),
+        });
+    }
+    Ok(())
+}
+
+/// The chip name of device 0, a static string owned by CUPTI.
+///
+/// # Safety
+/// The profiler must be initialised.
+unsafe fn chip_name() -> Result<*const c_char, KernelFault> {
+    let mut chip = sys::CUpti_Device_GetChipName_Params {
+        structSize: sys::Device_GetChipName_Params_STRUCT_SIZE as usize,
+        pPriv: null_mut(),
+        deviceIndex: 0,
+        pChipName: std::ptr::null(),
+    };
+    check("cuptiDeviceGetChipName", unsafe {
+        sys::cuptiDeviceGetChipName(&mut chip)
+    })?;
+    Ok(chip.pChipName)
+}
+
+/// One configuration per metric name, per GPU (not per SM) granularity.
+///
+/// # Safety
+/// `chip` must come from `chip_name`.
+unsafe fn metric_configs(
+    chip: *const c_char,
+    names: &[&str],
+) -> Result<Vec<sys::CUpti_SassMetrics_Config>, KernelFault> {
+    let mut configs = Vec::new();
+    for &name in names {
+        let c_name = CString::new(name).expect("metric name");
+        // SAFETY: a plain C struct; zero is a valid value of every field.
+        let mut props: sys::CUpti_SassMetrics_GetProperties_Params = unsafe { std::mem::zeroed() };
+        props.structSize = sys::SassMetrics_GetProperties_Params_STRUCT_SIZE as usize;
+        props.pChipName = chip;
+        props.pMetricName = c_name.as_ptr();
+        check(&format!("cuptiSassMetricsGetProperties({name})"), unsafe {
+            sys::cuptiSassMetricsGetProperties(&mut props)
+        })?;
+        configs.push(sys::CUpti_SassMetrics_Config {
+            metricId: props.metric.metricId,
+            outputGranularity: sys::CUpti_SassMetrics_OutputGranularity::CUPTI_SASS_METRICS_OUTPUT_GRANULARITY_GPU
+                as u8,
+        });
+    }
+    Ok(configs)
+}
+
+/// Sets the metrics on device 0 and enables collection on `ctx`, without lazy patching
+/// (lazy patching can deadlock SASS patching; the module is already loaded).
+///
+/// # Safety
+/// `ctx` must be a live context of device 0; `configs` from `metric_configs`.
+unsafe fn enable_sass_metrics(
+    ctx: CUcontext,
+    configs: &mut [sys::CUpti_SassMetrics_Config],
+) -> Result<(), KernelFault> {
+    let mut set = sys::CUpti_SassMetricsSetConfig_Params {
+        structSize: sys::SassMetricsSetConfig_Params_STRUCT_SIZE as usize,
+        pPriv: null_mut(),
+        numOfMetricConfig: configs.len(),
+        pConfigs: configs.as_mut_ptr(),
+        deviceIndex: 0,
+    };
+    check("cuptiSassMetricsSetConfig", unsafe {
+        sys::cuptiSassMetricsSetConfig(&mut set)
+    })?;
+    let mut enable = sys::CUpti_SassMetricsEnable_Params {
+        structSize: sys::SassMetricsEnable_Params_STRUCT_SIZE as usize,
+        pPriv: null_mut(),
+        ctx,
+        enableLazyPatching: 0,
+    };
+    check("cuptiSassMetricsEnable", unsafe {
+        sys::cuptiSassMetricsEnable(&mut enable)
+    })
+}
+
+/// CUPTI's records, one per (patched instruction, metric), and the values they point into.
+/// `data[i].pInstanceValues` points into `values[i]`'s heap buffer, which moving the vectors
+/// does not move.
+struct Flushed {
+    data: Vec<sys::CUpti_SassMetrics_Data>,
+    values: Vec<Vec<sys::CUpti_SassMetrics_InstanceValue>>,
+}
+
+/// # Safety
+/// Metrics must be enabled on `ctx` and the measured launches complete.
+unsafe fn flush_records(ctx: CUcontext) -> Result<Flushed, KernelFault> {
+    let mut props = sys::CUpti_SassMetricsGetDataProperties_Params {
+        structSize: sys::SassMetricsGetDataProperties_Params_STRUCT_SIZE as usize,
+        pPriv: null_mut(),
+        ctx,
+        numOfPatchedInstructionRecords: 0,
+        numOfInstances: 0,
+    };
+    check("cuptiSassMetricsGetDataProperties", unsafe {
+        sys::cuptiSassMetricsGetDataProperties(&mut props)
+    })?;
+    let records = props.numOfPatchedInstructionRecords;
+    let instances = props.numOfInstances;
+    let mut values: Vec<Vec<sys::CUpti_SassMetrics_InstanceValue>> = (0..records)
+        .map(|_| vec![sys::CUpti_SassMetrics_InstanceValue { metricId: 0, value: 0 }; instances])
+        .collect();
+    let mut data: Vec<sys::CUpti_SassMetrics_Data> = values
+        .iter_mut()
+        .map(|v| sys::CUpti_SassMetrics_Data {
+            structSize: std::mem::size_of::<sys::CUpti_SassMetrics_Data>(),
+            pPriv: null_mut(),
+            cubinCrc: 0,
+            functionIndex: 0,
+            functionName: std::ptr::null(),
+            pcOffset: 0,
+            pInstanceValues: v.as_mut_ptr(),
+        })
+        .collect();
+    if records > 0 && instances > 0 {
+        let mut flush = sys::CUpti_SassMetricsFlushData_Params {
+            structSize: sys::SassMetricsFlushData_Params_STRUCT_SIZE as usize,
+            pPriv: null_mut(),
+            ctx,
+            numOfPatchedInstructionRecords: records,
+            numOfInstances: instances,
+            pMetricsData: data.as_mut_ptr(),
+        };
+        check("cuptiSassMetricsFlushData", unsafe {
+            sys::cuptiSassMetricsFlushData(&mut flush)
+        })?;
+    }
+    Ok(Flushed { data, values })
+}
+
+/// Ends collection on `ctx`; returns how many records CUPTI dropped.
+///
+/// # Safety
+/// Metrics must be enabled on `ctx`.
+unsafe fn disable_sass_metrics(ctx: CUcontext) -> Result<usize, KernelFault> {
+    let mut disable = sys::CUpti_SassMetricsDisable_Params {
+        structSize: sys::SassMetricsDisable_Params_STRUCT_SIZE as usize,
+        pPriv: null_mut(),
+        ctx,
+        numOfDroppedRecords: 0,
+    };
+    check("cuptiSassMetricsDisable", unsafe {
+        sys::cuptiSassMetricsDisable(&mut disable)
+    })?;
+    Ok(disable.numOfDroppedRecords as usize)
+}
+
+/// # Safety
+/// A configuration must have been set on device 0.
+unsafe fn unset_config() {
+    let mut unset = sys::CUpti_SassMetricsUnsetConfig_Params {
+        structSize: sys::SassMetricsUnsetConfig_Params_STRUCT_SIZE as usize,
+        pPriv: null_mut(),
+        deviceIndex: 0,
+    };
+    let _ = unsafe { sys::cuptiSassMetricsUnsetConfig(&mut unset) };
+}
+
+/// CUPTI's records gathered per instruction (one record per instruction and metric), with
+/// the source line of each from the cubin. Frees the function names CUPTI allocated.
+///
+/// # Safety
+/// `flushed` must come from `flush_records`: each `functionName` is null or a `malloc`ed
+/// string owned by the caller, freed here exactly once.
+unsafe fn gather_records(kernel: &KernelImage, ids: &[u64], flushed: Flushed) -> Vec<PcRecord> {
+    let cubin = kernel.cubin();
+    let mut by_pc: std::collections::BTreeMap<(String, u32), PcRecord> = Default::default();
+    for (record, vals) in flushed.data.iter().zip(&flushed.values) {
+        let function = if record.functionName.is_null() {
+            kernel.entry.clone()
+        } else {
+            // SAFETY: a NUL-terminated string from CUPTI (see the function's contract).
+            unsafe { CStr::from_ptr(record.functionName) }
+                .to_string_lossy()
+                .into_owned()
+        };
+        let entry = by_pc.entry((function.clone(), record.pcOffset)).or_insert_with(|| {
+            let (line, file) = match &cubin {
+                Some(c) => source_line(c, &function, record.pcOffset as u64),
+                None => (0, String::new()),
+            };
+            PcRecord {
+                pc_offset: record.pcOffset,
+                line,
+                file,
+                ..PcRecord::default()
+            }
+        });
+        for v in vals {
+            let slot = match ids.iter().position(|&id| id == v.metricId) {
+                Some(0) => &mut entry.sectors,
+                Some(1) => &mut entry.global_loads,
+                Some(2) => &mut entry.global_stores,
+                Some(3) => &mut entry.ideal_sectors,
+                Some(4) => &mut entry.active_lanes,
+                _ => continue,
+            };
+            *slot += v.value;
+        }
+        if !record.functionName.is_null() {
+            // SAFETY: CUPTI allocated it with malloc; freed once, here.
+            unsafe { free(record.functionName as *mut c_void) };
+        }
+    }
+    let mut out: Vec<PcRecord> = by_pc.into_values().collect();
+    out.sort_by_key(|r| r.pc_offset);
+    out
 }
 
 /// Source line of a SASS instruction (needs the cubin to have been built with -lineinfo).
@@ -277,17 +380,13 @@ fn source_line(cubin: &[u8], function: &str, pc_offset: u64) -> (u32, String) {
 }
 
 /// Developer aid: the raw CUPTI records and the chip's SASS metric list, to a file.
-#[allow(clippy::too_many_arguments)]
-unsafe fn write_debug(
-    path: &std::ffi::OsStr,
-    chip: *const c_char,
-    names: &[&str],
-    ids: &[u64],
-    records: usize,
-    instances: usize,
-    data: &[sys::CUpti_SassMetrics_Data],
-    values: &[Vec<sys::CUpti_SassMetrics_InstanceValue>],
-) {
+///
+/// # Safety
+/// `chip` must come from `chip_name`.
+unsafe fn write_debug(path: &std::ffi::OsStr, chip: *const c_char, names: &[&str], ids: &[u64], flushed: &Flushed) {
+    let (data, values) = (&flushed.data, &flushed.values);
+    let records = data.len();
+    let instances = values.first().map_or(0, Vec::len);
     use std::fmt::Write as _;
     let mut text = String::new();
     let _ = writeln!(
