@@ -32,6 +32,16 @@ fn names_after(text: &str, prefix: &str) -> Vec<String> {
         .collect()
 }
 
+/// `file` of `module` uses its sibling `to`.
+fn add_edge(inner: &mut BTreeMap<String, Graph>, module: &str, file: &str, to: String) {
+    inner
+        .entry(module.to_string())
+        .or_default()
+        .entry(file.to_string())
+        .or_default()
+        .insert(to);
+}
+
 fn graphs(src: &Path) -> (Graph, BTreeMap<String, Graph>) {
     let mut top = Graph::new();
     let mut inner: BTreeMap<String, Graph> = BTreeMap::new();
@@ -69,12 +79,7 @@ fn graphs(src: &Path) -> (Graph, BTreeMap<String, Graph>) {
                 let after = names_after(&text, &format!("crate::{module}::"));
                 for sibling in after {
                     if sibling != file {
-                        inner
-                            .entry(module.clone())
-                            .or_default()
-                            .entry(file.clone())
-                            .or_default()
-                            .insert(sibling);
+                        add_edge(&mut inner, &module, &file, sibling);
                     }
                 }
             } else if src.join(&name).is_dir() || src.join(format!("{name}.rs")).is_file() {
@@ -87,12 +92,7 @@ fn graphs(src: &Path) -> (Graph, BTreeMap<String, Graph>) {
                     && (src.join(&module).join(format!("{sibling}.rs")).is_file()
                         || src.join(&module).join(&sibling).is_dir())
                 {
-                    inner
-                        .entry(module.clone())
-                        .or_default()
-                        .entry(file.clone())
-                        .or_default()
-                        .insert(sibling);
+                    add_edge(&mut inner, &module, &file, sibling);
                 }
             }
         }

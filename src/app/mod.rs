@@ -5,6 +5,7 @@
 pub mod action;
 mod chart;
 mod diagram;
+mod diagram_lists;
 mod editor;
 mod editor_bar;
 mod files;
