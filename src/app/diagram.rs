@@ -5,9 +5,10 @@
 //! a register), as recorded by the emulator. Below, the sector view of one warp.
 
 use super::App;
+use super::diagram_lists::{source_colour, source_letter};
 use super::theme::{Palette, palette};
 use crate::lesson::Lesson;
-use crate::reads::{Neighbour, OutputReads, ReadSource, reads_of};
+use crate::reads::{Neighbour, OutputReads, reads_of};
 use egui::{Align2, Color32, FontId, Pos2, Rect, RichText, Sense, Stroke, Ui, Vec2};
 
 #[derive(Debug, Clone, PartialEq)]
@@ -95,31 +96,6 @@ fn own_cell(lesson: &Lesson, t: [u32; 3]) -> (i64, i64) {
         (0, t[0] as i64 + 1)
     } else {
         (t[1] as i64 + 1, t[0] as i64 + 1)
-    }
-}
-
-pub(super) fn source_colour(pal: &Palette, source: ReadSource) -> Color32 {
-    match source {
-        ReadSource::Tile { .. } | ReadSource::Shared { .. } => pal.shared,
-        ReadSource::Global => pal.global,
-        ReadSource::Register => pal.register,
-    }
-}
-
-pub(super) fn source_letter(source: ReadSource) -> &'static str {
-    match source {
-        ReadSource::Tile { .. } | ReadSource::Shared { .. } => "S",
-        ReadSource::Global => "G",
-        ReadSource::Register => "R",
-    }
-}
-
-pub fn describe(source: ReadSource) -> String {
-    match source {
-        ReadSource::Tile { row, col } => format!("shared tile [{row}][{col}]"),
-        ReadSource::Shared { offset } => format!("shared memory (byte {offset})"),
-        ReadSource::Global => "global memory".into(),
-        ReadSource::Register => "a register (no load this step)".into(),
     }
 }
 

@@ -1,13 +1,13 @@
 //! Beside the diagram: the list of the picked output's reads (each with where it was served
-//! from and a link to its line) and the sector view of one warp.
+//! from and a link to its line) and the sector view of one warp; the colours, letters and
+//! words for read sources that the diagram uses too.
 
 use super::App;
 use super::action::Action;
-use super::diagram::{describe, source_colour};
 use super::theme::Palette;
 use crate::lesson::Lesson;
 use crate::reads::{OutputReads, ReadSource};
-use egui::{Align2, FontId, Pos2, Rect, RichText, Sense, Ui, Vec2};
+use egui::{Align2, Color32, FontId, Pos2, Rect, RichText, Sense, Ui, Vec2};
 
 pub(super) fn read_list(ui: &mut Ui, lesson: &Lesson, app: &mut App, reads: Option<&OutputReads>, pal: &Palette) {
     let t = app.diagram.picked;
@@ -140,5 +140,30 @@ pub(super) fn sector_view(ui: &mut Ui, pal: &Palette, app: &App) {
         if !lone.is_empty() {
             ui.label(RichText::new(format!("In your run, lone-lane lines: {}", lone.join("; "))).small());
         }
+    }
+}
+
+pub(super) fn source_colour(pal: &Palette, source: ReadSource) -> Color32 {
+    match source {
+        ReadSource::Tile { .. } | ReadSource::Shared { .. } => pal.shared,
+        ReadSource::Global => pal.global,
+        ReadSource::Register => pal.register,
+    }
+}
+
+pub(super) fn source_letter(source: ReadSource) -> &'static str {
+    match source {
+        ReadSource::Tile { .. } | ReadSource::Shared { .. } => "S",
+        ReadSource::Global => "G",
+        ReadSource::Register => "R",
+    }
+}
+
+pub(super) fn describe(source: ReadSource) -> String {
+    match source {
+        ReadSource::Tile { row, col } => format!("shared tile [{row}][{col}]"),
+        ReadSource::Shared { offset } => format!("shared memory (byte {offset})"),
+        ReadSource::Global => "global memory".into(),
+        ReadSource::Register => "a register (no load this step)".into(),
     }
 }
