@@ -5,10 +5,9 @@
 mod common;
 
 use haloscope::backend::{BackendChoice, BackendKind, CancelFlag};
-use haloscope::backends::{Backends, GpuProbe, NO_GPU_ENV};
+use haloscope::backends::{Backends, GpuProbe};
 use haloscope::pipeline::RunRequest;
 use haloscope::report::{RunReport, Verdict};
-use std::process::Command;
 
 fn starter() -> std::path::PathBuf {
     common::root().join("kernels/stencil-1d/starter.cu")
@@ -20,30 +19,6 @@ fn run_in_library(choice: BackendChoice, trace: bool) -> (RunReport, usize) {
     let mut backends = Backends::new(GpuProbe::Hidden);
     let out = backends.run(&lesson, &request, choice, trace, &mut |_| {}, &CancelFlag::default());
     (out.report, out.trace.accesses.len())
-}
-
-/// `haloscope run --json` as a machine without a GPU.
-pub fn run_in_cli(choice: &str) -> (i32, RunReport) {
-    let out = Command::new(common::binary())
-        .args([
-            "run",
-            "--lesson",
-            "stencil-1d",
-            "--json",
-            "--seed",
-            "5",
-            "--backend",
-            choice,
-            "--kernel",
-        ])
-        .arg(starter())
-        .env(NO_GPU_ENV, "1")
-        .current_dir(common::root())
-        .output()
-        .expect("run haloscope");
-    let report: RunReport =
-        serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&out.stdout)));
-    (out.status.code().unwrap_or(-1), report)
 }
 
 #[test]
@@ -89,7 +64,7 @@ fn the_cli_follows_the_same_policy() {
         ("auto", BackendChoice::Auto),
         ("gpu", BackendChoice::Gpu),
     ] {
-        let (code, cli) = run_in_cli(flag);
+        let (code, cli) = common::run_1d_starter_without_gpu(flag);
         let (library, _) = run_in_library(choice, false);
         assert_eq!(code, library.exit_code, "{flag}: exit code");
         assert_eq!(cli.verdict, library.verdict, "{flag}: verdict");

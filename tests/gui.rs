@@ -262,14 +262,8 @@ fn the_app_and_the_cli_agree_on_the_backend() {
         wait_for_run(&mut h);
         let app = h.state().runs.outcomes["stencil-1d"].report.clone();
 
-        let out = std::process::Command::new(common::binary())
-            .args(["run", "--lesson", "stencil-1d", "--json", "--backend", flag, "--kernel"])
-            .arg(common::root().join("kernels/stencil-1d/starter.cu"))
-            .env(haloscope::backends::NO_GPU_ENV, "1")
-            .output()
-            .unwrap();
-        let cli: haloscope::report::RunReport = serde_json::from_slice(&out.stdout).unwrap();
-        assert_eq!(out.status.code(), Some(app.exit_code), "{flag}");
+        let (code, cli) = common::run_1d_starter_without_gpu(flag);
+        assert_eq!(code, app.exit_code, "{flag}");
         assert_eq!(cli.verdict, app.verdict, "{flag}");
         assert_eq!(cli.notice, app.notice, "{flag}");
         assert_eq!(cli.headline, app.headline, "{flag}");

@@ -43,7 +43,7 @@ impl DiagramState {
         match &self.cache {
             Some((id, picked, reads)) if *id == outcome.id && *picked == self.picked => reads.clone(),
             _ => {
-                let reads = reads_of(lesson, outcome.trace_n, &outcome.trace, self.picked);
+                let reads = reads_of(lesson, outcome.trace.n, &outcome.trace.accesses, self.picked);
                 self.cache = Some((outcome.id, self.picked, reads.clone()));
                 reads
             }

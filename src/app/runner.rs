@@ -3,8 +3,7 @@
 //! policy's (`crate::backends`), the same as the CLI's; this file only moves work to a thread.
 
 use crate::backend::{BackendChoice, CancelFlag};
-use crate::backends::{Backends, RunOutput};
-use crate::emu::TracedAccess;
+use crate::backends::{Backends, RunOutput, Trace};
 use crate::lesson::Lesson;
 use crate::pipeline::{Progress, RunRequest};
 use crate::report::RunReport;
@@ -19,8 +18,7 @@ pub struct RunOutcome {
     pub id: u64,
     pub report: RunReport,
     /// The emulator's trace of the watched block, for the diagram, and the size it ran at.
-    pub trace: Vec<TracedAccess>,
-    pub trace_n: u32,
+    pub trace: Trace,
     pub source: String,
 }
 
@@ -79,8 +77,7 @@ pub fn start_run(
             let _ = tx.send(RunMessage::Done(Box::new(RunOutcome {
                 id,
                 report,
-                trace: trace.accesses,
-                trace_n: trace.n,
+                trace,
                 source,
             })));
             repaint();

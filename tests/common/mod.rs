@@ -48,6 +48,31 @@ pub fn haloscope(args: &[&str]) -> (i32, String, String) {
     )
 }
 
+/// `haloscope run --lesson stencil-1d --kernel <its starter> --json --seed 5 --backend B` as on
+/// a machine without a GPU (`HALOSCOPE_NO_GPU`): the exit code and the report.
+pub fn run_1d_starter_without_gpu(backend: &str) -> (i32, haloscope::report::RunReport) {
+    let out = Command::new(binary())
+        .args([
+            "run",
+            "--lesson",
+            "stencil-1d",
+            "--json",
+            "--seed",
+            "5",
+            "--backend",
+            backend,
+            "--kernel",
+        ])
+        .arg(root().join("kernels/stencil-1d/starter.cu"))
+        .env(haloscope::backends::NO_GPU_ENV, "1")
+        .current_dir(root())
+        .output()
+        .expect("run haloscope");
+    let report =
+        serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&out.stdout)));
+    (out.status.code().unwrap_or(-1), report)
+}
+
 /// Copies the stencil-2d lesson into `dir/<id>` with its kernels, so tests can break it.
 pub fn copy_lesson(dir: &Path, id: &str) -> PathBuf {
     let src = root().join("lessons").join(id);
