@@ -112,7 +112,7 @@ def run_chunk(cmd, timeout):
     return (out or "").splitlines()
 
 
-def run_ncu(corpus, results, budget, chunk=12):
+def run_ncu(corpus, results, budget, chunk=40):
     """ncu over chunks of `chunk` kernels of one lesson, the lessons' chunks taken in turn (so
     that every lesson is measured when the budget runs out); figures are written after every
     chunk, so what was measured survives a call that ends early."""

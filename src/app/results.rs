@@ -197,7 +197,7 @@ fn result(app: &mut App, ui: &mut Ui) {
                                 ui.label(RichText::new(line).small().monospace());
                             }
                         });
-                    if let Some(note) = o.cut_note() {
+                    for note in [o.cut_note(), o.gate_note()].into_iter().flatten() {
                         ui.label(RichText::new(note).small().italics());
                     }
                 });

@@ -44,6 +44,9 @@ pub enum Command {
         /// Write the PTX here instead of printing it.
         #[arg(short, long, value_name = "FILE")]
         output: Option<PathBuf>,
+        /// The PTX as the GPU worker loads it: printf calls gated (src/gpu/printf_gate.rs).
+        #[arg(long)]
+        printf_gate: bool,
     },
     /// Work on lesson files.
     Lesson {
@@ -150,7 +153,8 @@ pub fn main_with(cli: Cli) -> i32 {
             kernel,
             sm,
             output,
-        }) => run::compile(&course_dir, &lesson, &kernel, sm, output.as_deref()),
+            printf_gate,
+        }) => run::compile(&course_dir, &lesson, &kernel, sm, output.as_deref(), printf_gate),
         Some(Command::Launch {
             lesson,
             kernel,

@@ -139,5 +139,8 @@ fn print_output(report: &RunReport) {
         if hidden > 0 {
             println!("  | ... {hidden} more lines not shown (all kept lines are in --json)");
         }
+        if let Some(note) = o.gate_note() {
+            println!("  | {note}");
+        }
     }
 }

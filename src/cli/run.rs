@@ -187,35 +187,76 @@ pub fn launch(course_dir: &Path, lesson_id: &str, kernels: &[std::path::PathBuf]
             return Verdict::InfraError.exit_code();
         }
     };
+    let (lesson, _) = match lesson_and_kernel(course_dir, lesson_id, None, None, None) {
+        Ok(found) => found,
+        Err(code) => return code,
+    };
+    // Every kernel is compiled before the first launch, on all cores, so that the launches
+    // under ncu follow each other with nothing in between (issue 11: the corpus in one call).
+    let compiled = compile_all(course_dir, lesson_id, kernels, sm);
     let mut exit = 0;
-    for kernel in kernels {
-        let (lesson, request) = match lesson_and_kernel(course_dir, lesson_id, Some(kernel), None, None) {
-            Ok(found) => found,
-            Err(code) => return code,
-        };
-        let target = crate::compile::Target::Cubin { sm };
-        let compiled =
-            match crate::compile::compile_kernel(&request.source, &request.source_name, &lesson, target, None) {
-                Ok(k) => k,
-                Err(f) => {
-                    println!("not launched {}: {}", kernel.display(), f.headline());
-                    exit = Verdict::CompileError.exit_code();
-                    continue;
-                }
-            };
-        match crate::gpu::launch_only(&lesson, &compiled, n.unwrap_or(lesson.profile_size), count) {
-            Ok(()) => println!("launched {}", kernel.display()),
-            Err(f) => {
-                println!("faulted {}: {}", kernel.display(), f.message());
-                return Verdict::KernelFault.exit_code();
+    let mut ready = Vec::new();
+    for (kernel, result) in kernels.iter().zip(compiled) {
+        match result {
+            Ok(k) => ready.push((kernel.display().to_string(), k)),
+            Err((code, message)) => {
+                println!("not launched {}: {message}", kernel.display());
+                exit = code;
             }
         }
     }
-    exit
+    let n = n.unwrap_or(lesson.profile_size);
+    let faulted = crate::gpu::launch_each(&lesson, &ready, n, count, |label, result| match result {
+        Ok(()) => println!("launched {label}"),
+        Err(f) => println!("faulted {label}: {}", f.message()),
+    });
+    if faulted {
+        Verdict::KernelFault.exit_code()
+    } else {
+        exit
+    }
+}
+
+/// Each kernel compiled to a cubin for `sm`, in the order given, or its exit code and
+/// headline; spread over the machine's cores (NVRTC programs are independent).
+fn compile_all(
+    course_dir: &Path,
+    lesson_id: &str,
+    kernels: &[std::path::PathBuf],
+    sm: u32,
+) -> Vec<Result<crate::compile::CompiledKernel, (i32, String)>> {
+    let one = |kernel: &std::path::PathBuf| {
+        let (lesson, request) = lesson_and_kernel(course_dir, lesson_id, Some(kernel), None, None)
+            .map_err(|code| (code, "cannot read the kernel".to_string()))?;
+        let target = crate::compile::Target::Cubin { sm };
+        crate::compile::compile_kernel(&request.source, &request.source_name, &lesson, target, None)
+            .map_err(|f| (Verdict::CompileError.exit_code(), f.headline()))
+    };
+    let threads = std::thread::available_parallelism()
+        .map_or(2, |n| n.get())
+        .min(kernels.len().max(1));
+    let chunk = kernels.len().div_ceil(threads).max(1);
+    std::thread::scope(|scope| {
+        let parts: Vec<_> = kernels
+            .chunks(chunk)
+            .map(|part| scope.spawn(move || part.iter().map(one).collect::<Vec<_>>()))
+            .collect();
+        parts
+            .into_iter()
+            .flat_map(|h| h.join().expect("compile thread"))
+            .collect()
+    })
 }
 
 /// `haloscope compile`: the PTX a kernel turns into, with its diagnostics.
-pub fn compile(course_dir: &Path, lesson_id: &str, kernel: &Path, sm: u32, output: Option<&Path>) -> i32 {
+pub fn compile(
+    course_dir: &Path,
+    lesson_id: &str,
+    kernel: &Path,
+    sm: u32,
+    output: Option<&Path>,
+    printf_gate: bool,
+) -> i32 {
     let (lesson, request) = match lesson_and_kernel(course_dir, lesson_id, Some(kernel), None, None) {
         Ok(found) => found,
         Err(code) => return code,
@@ -232,8 +273,12 @@ pub fn compile(course_dir: &Path, lesson_id: &str, kernel: &Path, sm: u32, outpu
             for d in &k.diagnostics {
                 eprintln!("{d}");
             }
+            let ptx = match printf_gate {
+                true => crate::gpu::gate_printf(&k.ptx).unwrap_or(k.ptx),
+                false => k.ptx,
+            };
             match output {
-                Some(path) => match std::fs::write(path, &k.ptx) {
+                Some(path) => match std::fs::write(path, &ptx) {
                     Ok(()) => 0,
                     Err(e) => {
                         eprintln!("cannot write {}: {e}", path.display());
@@ -241,7 +286,7 @@ pub fn compile(course_dir: &Path, lesson_id: &str, kernel: &Path, sm: u32, outpu
                     }
                 },
                 None => {
-                    print!("{}", k.ptx);
+                    print!("{ptx}");
                     0
                 }
             }

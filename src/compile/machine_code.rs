@@ -12,7 +12,11 @@
 //!   never reach the memory system, so the emulator executes them (for their values) but
 //!   leaves their sectors out of its figure, which is then the GPU's (a merged access covers
 //!   the same sectors as the one it kept: ptxas merges only aligned neighbours);
-//! - source lines whose PTX and SASS counts differ, with what that means for the figure.
+//! - source lines whose PTX and SASS counts differ, with what that means for the figure;
+//! - PTX instructions that ptxas filed under another source line (`nvdisasm -g` gives the
+//!   line table the GPU's profiler reads): a load the PTX hoists with no line of its own
+//!   (`.loc 1 0 0`) is one of the line's loads on the GPU. The emulator books their sectors
+//!   where the GPU does, so the per-line figures agree as well as the totals.
 
 use crate::cudalibs::nvdisasm;
 use serde::{Deserialize, Serialize};
@@ -32,6 +36,10 @@ pub struct MachineCode {
     /// Source lines where the PTX and the machine code have different global memory
     /// instruction counts.
     pub lines: Vec<MachineCodeLine>,
+    /// PTX line -> the source line the machine code files its global memory instructions
+    /// under, where that differs from the PTX's `.loc` (and all of them agree).
+    #[serde(default)]
+    pub moved_ptx_lines: BTreeMap<u32, u32>,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
@@ -86,16 +94,79 @@ pub fn check(ptx: &str, cubin: &[u8], sm: u32) -> Result<MachineCode, String> {
             .to_string()
     })?;
     let sass = disassemble(&tool, cubin)?;
-    Ok(compare(ptx, &sass_per_ptx_line(&sass), sm))
+    let instructions = sass_global_instructions(&sass, &kernel_file(ptx));
+    let mut code = compare(ptx, &per_ptx_line(&instructions), sm);
+    code.moved_ptx_lines = moved_lines(ptx, &instructions);
+    Ok(code)
 }
 
-/// `nvdisasm -gp -c` of the cubin, through a temporary file (it reads only files).
+/// The file the PTX's `.loc 1 ...` lines name (`.file 1 "name"`): the kernel's own source.
+fn kernel_file(ptx: &str) -> String {
+    ptx.lines()
+        .find_map(|l| l.trim().strip_prefix(".file").map(str::trim))
+        .and_then(|rest| rest.strip_prefix('1'))
+        .and_then(|rest| rest.split('"').nth(1))
+        .unwrap_or_default()
+        .to_string()
+}
+
+/// One global memory SASS instruction: the PTX line it came from and, when the line table
+/// puts it in the kernel's own file, its source line.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SassGlobal {
+    pub ptx_line: u32,
+    pub source_line: Option<u32>,
+}
+
+fn per_ptx_line(instructions: &[SassGlobal]) -> BTreeMap<u32, u32> {
+    let mut counts = BTreeMap::new();
+    for i in instructions {
+        *counts.entry(i.ptx_line).or_insert(0) += 1;
+    }
+    counts
+}
+
+/// PTX lines whose machine instructions all sit on one source line other than the `.loc`.
+fn moved_lines(ptx: &str, instructions: &[SassGlobal]) -> BTreeMap<u32, u32> {
+    let locs = loc_per_ptx_line(ptx);
+    let mut seen: BTreeMap<u32, Option<u32>> = BTreeMap::new();
+    for i in instructions {
+        let entry = seen.entry(i.ptx_line).or_insert(i.source_line);
+        if *entry != i.source_line {
+            *entry = None; // filed under two lines: keep the PTX's
+        }
+    }
+    seen.into_iter()
+        .filter_map(|(ptx_line, source)| {
+            let source = source?;
+            (locs.get(&ptx_line).copied().unwrap_or(0) != source).then_some((ptx_line, source))
+        })
+        .collect()
+}
+
+/// PTX line (1-based) -> the source line of the `.loc` in force there.
+fn loc_per_ptx_line(ptx: &str) -> BTreeMap<u32, u32> {
+    let mut source_line = 0;
+    let mut locs = BTreeMap::new();
+    for (index, text) in ptx.lines().enumerate() {
+        let text = text.trim();
+        if let Some(rest) = text.strip_prefix(".loc") {
+            source_line = rest.split_whitespace().nth(1).and_then(|l| l.parse().ok()).unwrap_or(0);
+            continue;
+        }
+        locs.insert(index as u32 + 1, source_line);
+    }
+    locs
+}
+
+/// `nvdisasm -g -gp -c` of the cubin, through a temporary file (it reads only files).
 fn disassemble(tool: &Path, cubin: &[u8]) -> Result<String, String> {
     static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
     let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
     let file = std::env::temp_dir().join(format!("haloscope-{}-{n}.cubin", std::process::id()));
     std::fs::write(&file, cubin).map_err(|e| format!("cannot write {}: {e}", file.display()))?;
     let output = std::process::Command::new(tool)
+        .arg("-g")
         .arg("-gp")
         .arg("-c")
         .arg(&file)
@@ -116,16 +187,21 @@ fn disassemble(tool: &Path, cubin: &[u8]) -> Result<String, String> {
 /// `smsp__sass_sectors_mem_global` counts them.
 const SASS_GLOBAL: &[&str] = &["LDG", "STG", "ATOMG", "RED", "REDG", "LD", "ST", "ATOM", "LDGSTS"];
 
-/// PTX line -> global memory SASS instructions attributed to it, from `nvdisasm -gp` text:
-/// `//## File ".nv_debug_ptx_txt", line N` starts the instructions of PTX line N.
-pub fn sass_per_ptx_line(sass: &str) -> BTreeMap<u32, u32> {
-    let mut counts = BTreeMap::new();
-    let mut current = 0;
+/// The global memory SASS instructions of `nvdisasm -g -gp` text, in order:
+/// `//## File ".nv_debug_ptx_txt", line N` starts the instructions of PTX line N, and
+/// `//## File "<source>", line M` those of source line M (`kernel_file`'s lines only count).
+pub fn sass_global_instructions(sass: &str, kernel_file: &str) -> Vec<SassGlobal> {
+    let mut found = Vec::new();
+    let (mut ptx_line, mut source_line) = (0, None);
     for line in sass.lines() {
         let text = line.trim();
         if let Some(rest) = text.strip_prefix("//##") {
-            if let Some(n) = rest.rsplit("line ").next().and_then(|n| n.trim().parse().ok()) {
-                current = n;
+            let file = rest.split('"').nth(1).unwrap_or_default();
+            let number = rest.rsplit("line ").next().and_then(|n| n.trim().parse().ok());
+            if file == ".nv_debug_ptx_txt" {
+                ptx_line = number.unwrap_or(ptx_line);
+            } else {
+                source_line = number.filter(|_| !kernel_file.is_empty() && file == kernel_file);
             }
             continue;
         }
@@ -141,10 +217,15 @@ pub fn sass_per_ptx_line(sass: &str) -> BTreeMap<u32, u32> {
         }
         let base = op.split('.').next().unwrap_or(op);
         if SASS_GLOBAL.contains(&base) {
-            *counts.entry(current).or_insert(0) += 1;
+            found.push(SassGlobal { ptx_line, source_line });
         }
     }
-    counts
+    found
+}
+
+/// PTX line -> global memory SASS instructions attributed to it.
+pub fn sass_per_ptx_line(sass: &str) -> BTreeMap<u32, u32> {
+    per_ptx_line(&sass_global_instructions(sass, ""))
 }
 
 /// Whether a PTX instruction (its text without a predicate) accesses global memory, or
@@ -206,6 +287,7 @@ pub fn compare(ptx: &str, sass: &BTreeMap<u32, u32>, sm: u32) -> MachineCode {
     MachineCode {
         architecture: format!("sm_{sm}"),
         removed_ptx_lines: removed,
+        moved_ptx_lines: BTreeMap::new(),
         lines: per_line
             .into_values()
             .filter(|l| l.ptx_instructions != l.machine_instructions || l.removed > 0)
@@ -256,6 +338,41 @@ mod tests {
             }]
         );
         assert!(check.lines[0].meaning().contains("removed 1 of this line's 3"));
+    }
+
+    #[test]
+    fn instructions_ptxas_files_under_another_line_are_moved_there() {
+        // The hoisted load of the 2D starter (PTX line 4, `.loc 1 0 0`): ptxas files it
+        // under line 27, as NVRTC 13.5's cubin does; line 7's load stays where it was.
+        let ptx = "\
+.file 1 \"/k/starter.cu\"
+.visible .entry k(
+{
+\tld.global.nc.f32 \t%f1, [%rd1];
+\t.loc\t1 27 5
+\tst.global.f32 \t[%rd3], %f3;
+\tld.global.nc.f32 \t%f2, [%rd2];
+}";
+        let sass = "\
+        //## File \"/k/starter.cu\", line 27
+        //## File \".nv_debug_ptx_txt\", line 7
+        /*0010*/                   LDG.E.CONSTANT R3, desc[UR4][R4.64] ;
+        //## File \".nv_debug_ptx_txt\", line 4
+        /*0020*/                   LDG.E.CONSTANT R2, desc[UR4][R2.64] ;
+        //## File \"/usr/include/other.h\", line 3
+        //## File \".nv_debug_ptx_txt\", line 6
+        /*0030*/                   STG.E desc[UR4][R4.64], R3 ;";
+        assert_eq!(kernel_file(ptx), "/k/starter.cu");
+        let found = sass_global_instructions(sass, &kernel_file(ptx));
+        assert_eq!(
+            found[1],
+            SassGlobal {
+                ptx_line: 4,
+                source_line: Some(27)
+            }
+        );
+        assert_eq!(found[2].source_line, None, "a header's line is not the kernel's");
+        assert_eq!(moved_lines(ptx, &found), BTreeMap::from([(4, 27)]));
     }
 
     #[test]

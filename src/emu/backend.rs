@@ -145,11 +145,11 @@ impl Backend for EmulatorBackend {
             }
         };
         let launches = lesson.profile_launches;
-        let removed = match &kernel.machine_code {
-            Some(Ok(code)) => code.removed_ptx_lines.clone(),
-            _ => Default::default(),
+        let machine = match &kernel.machine_code {
+            Some(Ok(code)) => code.clone(),
+            _ => MachineCode::default(),
         };
-        let mut profile = sector_profile(&prog, &stats, n, launches, &removed);
+        let mut profile = sector_profile(&prog, &stats, n, launches, &machine);
         if let Some(Ok(code)) = &kernel.machine_code {
             profile.machine_code = Some(with_sectors_not_issued(code, &prog, &stats, launches));
         }
@@ -161,15 +161,16 @@ impl Backend for EmulatorBackend {
     }
 }
 
-/// Sector figures of one launch, scaled to `launches`. Instructions on the PTX lines in
-/// `removed` (ptxas left no machine instruction for them: `compile::machine_code`) issue no
-/// sectors on the GPU and are left out.
+/// Sector figures of one launch, scaled to `launches`, as the GPU sees them
+/// (`compile::machine_code`): instructions on PTX lines ptxas left no machine instruction for
+/// issue no sectors and are left out; those it filed under another source line are booked
+/// there.
 pub fn sector_profile(
     prog: &Program,
     stats: &LaunchStats,
     n: u32,
     launches: u32,
-    removed: &std::collections::BTreeSet<u32>,
+    machine: &MachineCode,
 ) -> SectorProfile {
     let k = launches as u64;
     let mut builder = ProfileBuilder::new(n, launches, 1);
@@ -179,11 +180,15 @@ pub fn sector_profile(
             continue;
         }
         builder.add_instructions(inst.line, s.warp_insts * k, s.active_lanes * k);
-        if s.global_warp_insts == 0 || removed.contains(&inst.ptx_line) {
+        if s.global_warp_insts == 0 || machine.removed_ptx_lines.contains(&inst.ptx_line) {
             continue;
         }
         builder.add_global(GlobalAccess {
-            line: inst.line,
+            line: machine
+                .moved_ptx_lines
+                .get(&inst.ptx_line)
+                .copied()
+                .unwrap_or(inst.line),
             store: inst.is_store_like(),
             sectors: s.sectors * k,
             ideal_sectors: s.ideal_sectors * k,

@@ -16,6 +16,12 @@ pub struct Device {
     pub ctx: Arc<CudaContext>,
     pub stream: Arc<CudaStream>,
     loaded: Option<(u64, Arc<CudaModule>, CudaFunction)>,
+    /// Whether the loaded image's printf calls are gated (`printf_gate`).
+    printf_gated: bool,
+    /// The printf cap the next launches run with (`printf_gate`): 0 for measured launches.
+    pub printf_cap: u32,
+    /// The printf calls of the last verification launch of a gated kernel, for its report.
+    pub printf_calls_made: Option<u32>,
 }
 
 /// A CUDA error in the learner's terms: errors that leave the context unusable (illegal
@@ -90,6 +96,9 @@ impl Device {
             ctx,
             stream,
             loaded: None,
+            printf_gated: false,
+            printf_cap: 0,
+            printf_calls_made: None,
         })
     }
 
@@ -145,6 +154,7 @@ impl Device {
             .load_function(&kernel.entry)
             .map_err(|e| driver_fault("cuModuleGetFunction", e))?;
         self.loaded = Some((key, module, function.clone()));
+        self.printf_gated = kernel.printf_gated;
         Ok(function)
     }
 
@@ -169,6 +179,9 @@ impl Device {
             };
         }
         let grid = lesson.grid_for(n);
+        if self.printf_gated {
+            self.set_printf_gate(self.printf_cap)?;
+        }
         let cfg = LaunchConfig {
             grid_dim: (grid[0], grid[1], grid[2]),
             block_dim: (lesson.block[0], lesson.block[1], lesson.block[2]),
@@ -177,6 +190,32 @@ impl Device {
         // SAFETY: the arguments match the signature NVRTC checked against the contract.
         unsafe { builder.launch(cfg) }?;
         Ok(())
+    }
+}
+
+impl Device {
+    /// Sets the loaded module's printf cap and zeroes its call counter (stream ordered: the
+    /// next launch sees both).
+    fn set_printf_gate(&self, cap: u32) -> Result<(), DriverError> {
+        let Some((_, module, _)) = &self.loaded else {
+            return Ok(());
+        };
+        let mut cap_symbol = module.get_global(super::printf_gate::CAP_SYMBOL, &self.stream)?;
+        self.stream.memcpy_htod(&cap.to_le_bytes(), &mut cap_symbol)?;
+        let mut calls = module.get_global(super::printf_gate::CALLS_SYMBOL, &self.stream)?;
+        self.stream.memcpy_htod(&0u32.to_le_bytes(), &mut calls)
+    }
+
+    /// The printf calls the last gated launch made (`None` for an ungated kernel); call after
+    /// synchronising.
+    pub fn printf_calls(&self) -> Result<Option<u32>, DriverError> {
+        let Some((_, module, _)) = self.loaded.as_ref().filter(|_| self.printf_gated) else {
+            return Ok(None);
+        };
+        let calls = module.get_global(super::printf_gate::CALLS_SYMBOL, &self.stream)?;
+        let mut bytes = [0u8; 4];
+        self.stream.memcpy_dtoh(&calls, &mut bytes)?;
+        Ok(Some(u32::from_le_bytes(bytes)))
     }
 }
 

@@ -4,8 +4,10 @@
 mod capture;
 mod cupti;
 mod device;
+mod printf_gate;
 mod process;
 pub mod protocol;
+pub use printf_gate::gate_printf;
 mod worker;
 
 pub use worker::worker_main;
@@ -87,7 +89,7 @@ impl GpuBackend {
     }
 
     fn image(kernel: &CompiledKernel) -> KernelImage {
-        KernelImage::new(&kernel.entry, kernel.cubin.as_deref(), &kernel.ptx)
+        KernelImage::for_gpu(&kernel.entry, kernel.cubin.as_deref(), &kernel.ptx)
     }
 }
 
@@ -151,10 +153,7 @@ impl Backend for GpuBackend {
             n,
             seed,
         };
-        match self
-            .call(&request, verify_timeout())
-            .map_err(|f| explain_printf_timeout(f, kernel))?
-        {
+        match self.call(&request, verify_timeout())? {
             Response::Verified { run, .. } => Ok(run),
             other => Err(unexpected(&other)),
         }
@@ -202,23 +201,6 @@ impl Backend for GpuBackend {
     }
 }
 
-/// A kernel that calls printf and times out: say why, and what to do. Device printf from
-/// millions of threads is slow on the GPU (measured on the H200: a printf in every thread of a
-/// 4096^2 launch takes longer than the 20 s limit; docs/measurements.md).
-fn explain_printf_timeout(fault: KernelFault, kernel: &CompiledKernel) -> KernelFault {
-    match fault {
-        KernelFault::Timeout { message } if kernel.ptx.contains("vprintf") => KernelFault::Timeout {
-            message: format!(
-                "{message}. The kernel calls printf: printing from millions of threads takes the GPU longer than the \
-                 verification limit ({} s, $HALOSCOPE_GPU_TIMEOUT_S). Print from a few threads (for example \
-                 `if (x == 1 && y == 1)`), or run on the emulator, which prints every thread in order and caps the output",
-                verify_timeout().as_secs()
-            ),
-        },
-        other => other,
-    }
-}
-
 /// CUPTI's per-instruction records summed into the report's shape.
 pub fn sector_profile(p: &GpuProfile, n: u32) -> SectorProfile {
     let mut builder = ProfileBuilder::new(n, p.launches, p.launches);
@@ -245,9 +227,22 @@ pub fn sector_profile(p: &GpuProfile, n: u32) -> SectorProfile {
 }
 
 /// Plain launches in this process, no profiler and no verification: what `ncu` measures in
-/// `scripts/gpu-check.sh` as the ground truth for our CUPTI and emulator figures.
-pub fn launch_only(lesson: &Lesson, kernel: &CompiledKernel, n: u32, launches: u32) -> Result<(), KernelFault> {
-    worker::launch_only(lesson, &GpuBackend::image(kernel), n, launches)
+/// `scripts/gpu-check.sh` and the corpus as the ground truth for our CUPTI and emulator
+/// figures. One context and one pair of buffers for all `kernels`, each launched `launches`
+/// times and synchronised before `report` hears of it; stops at the first fault (the context
+/// is lost then) and returns whether one happened.
+pub fn launch_each(
+    lesson: &Lesson,
+    kernels: &[(String, CompiledKernel)],
+    n: u32,
+    launches: u32,
+    report: impl FnMut(&str, Result<(), KernelFault>),
+) -> bool {
+    let images: Vec<_> = kernels
+        .iter()
+        .map(|(l, k)| (l.as_str(), GpuBackend::image(k)))
+        .collect();
+    worker::launch_each(lesson, &images, n, launches, report)
 }
 
 /// The compute capability of device 0, asked in this process.

@@ -16,6 +16,10 @@ pub struct KernelImage {
     pub cubin_base64: Option<String>,
     /// PTX, loaded only when there is no cubin.
     pub ptx: String,
+    /// The PTX's printf calls are gated per block (`printf_gate`): the worker sets the gate
+    /// before every launch.
+    #[serde(default)]
+    pub printf_gated: bool,
 }
 
 impl KernelImage {
@@ -24,6 +28,19 @@ impl KernelImage {
             entry: entry.to_string(),
             cubin_base64: cubin.map(|c| base64::engine::general_purpose::STANDARD.encode(c)),
             ptx: ptx.to_string(),
+            printf_gated: false,
+        }
+    }
+
+    /// A kernel that calls printf travels as PTX with its calls gated (the driver compiles
+    /// it); any other as NVRTC made it.
+    pub fn for_gpu(entry: &str, cubin: Option<&[u8]>, ptx: &str) -> KernelImage {
+        match super::printf_gate::gate_printf(ptx) {
+            Some(gated) => KernelImage {
+                printf_gated: true,
+                ..KernelImage::new(entry, None, &gated)
+            },
+            None => KernelImage::new(entry, cubin, ptx),
         }
     }
 

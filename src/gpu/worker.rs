@@ -7,6 +7,7 @@
 use super::capture::Capture;
 use super::cupti::profile_with_cupti;
 use super::device::{Device, buffers, driver_fault};
+use super::printf_gate::VERIFY_CAP;
 use super::protocol::{KernelImage, Request, Response};
 use crate::backend::{KernelFault, KernelOutput, SizeRun};
 use crate::harness::check_size;
@@ -38,8 +39,13 @@ pub fn worker_main(one_shot: bool) -> i32 {
                 let (mut response, fatal) = handle(&mut device, request);
                 // Collected after every request (a failed one's text is dropped), so that
                 // nothing printed is attributed to a later request.
-                if let Some(capture) = capture.as_mut() {
-                    attach_output(&mut response, capture.collect(&launch));
+                let mut printed = capture.as_mut().and_then(|c| c.collect(&launch));
+                if let Some(calls) = device.as_mut().and_then(|d| d.printf_calls_made.take()) {
+                    let output = printed.get_or_insert_with(|| KernelOutput::new(launch.clone()));
+                    output.note_printf_calls(calls as u64, VERIFY_CAP as u64);
+                }
+                if printed.as_ref().is_some_and(|o| !o.is_empty()) {
+                    attach_output(&mut response, printed);
                 }
                 (response, fatal)
             }
@@ -169,9 +175,15 @@ fn verify(d: &mut Device, lesson: &Lesson, kernel: &KernelImage, n: u32, seed: u
             .stream
             .clone_htod(output)
             .map_err(|e| driver_fault("poisoning the output", e))?;
-        d.launch(&f, lesson, n, &d_in, &mut d_out)
-            .map_err(|e| driver_fault("the launch", e))?;
+        // Verification launches print (up to the cap); measured launches never do.
+        d.printf_cap = VERIFY_CAP;
+        let launched = d.launch(&f, lesson, n, &d_in, &mut d_out);
+        d.printf_cap = 0;
+        launched.map_err(|e| driver_fault("the launch", e))?;
         d.stream.synchronize().map_err(|e| driver_fault("the kernel", e))?;
+        d.printf_calls_made = d
+            .printf_calls()
+            .map_err(|e| driver_fault("reading the printf count", e))?;
         d.stream
             .memcpy_dtoh(&d_out, output)
             .map_err(|e| driver_fault("copying the output back", e))?;
@@ -237,13 +249,37 @@ fn fault(what: &'static str) -> impl Fn(DriverError) -> KernelFault {
     move |e| driver_fault(what, e)
 }
 
-pub fn launch_only(lesson: &Lesson, kernel: &KernelImage, n: u32, launches: u32) -> Result<(), KernelFault> {
-    let mut d = Device::open().map_err(|message| KernelFault::Infrastructure { message })?;
-    let f = d.function(kernel)?;
-    let (d_in, mut d_out) = buffers(&d, lesson.stencil.elements(n), 3)?;
-    for _ in 0..launches {
-        d.launch(&f, lesson, n, &d_in, &mut d_out).map_err(fault("a launch"))?;
+pub fn launch_each(
+    lesson: &Lesson,
+    kernels: &[(&str, KernelImage)],
+    n: u32,
+    launches: u32,
+    mut report: impl FnMut(&str, Result<(), KernelFault>),
+) -> bool {
+    let setup = Device::open()
+        .map_err(|message| KernelFault::Infrastructure { message })
+        .and_then(|d| buffers(&d, lesson.stencil.elements(n), 3).map(|b| (d, b)));
+    let (mut d, (d_in, mut d_out)) = match setup {
+        Ok(ready) => ready,
+        Err(f) => {
+            if let Some((label, _)) = kernels.first() {
+                report(label, Err(f));
+            }
+            return true;
+        }
+    };
+    for (label, kernel) in kernels {
+        let result = d.function(kernel).and_then(|f| {
+            for _ in 0..launches {
+                d.launch(&f, lesson, n, &d_in, &mut d_out).map_err(fault("a launch"))?;
+            }
+            d.stream.synchronize().map_err(fault("the launches"))
+        });
+        let failed = result.is_err();
+        report(label, result);
+        if failed {
+            return true;
+        }
     }
-    d.stream.synchronize().map_err(fault("the launches"))?;
-    Ok(())
+    false
 }

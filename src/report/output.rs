@@ -19,6 +19,14 @@ pub struct KernelOutput {
     pub lines_not_shown: u64,
     /// Bytes printed beyond the cap.
     pub bytes_not_shown: u64,
+    /// GPU only: printf calls the worker's gate skipped (past the first `MAX_LINES` calls of
+    /// the launch; gpu/printf_gate.rs says why).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub calls_not_printed: u64,
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
 }
 
 impl KernelOutput {
@@ -61,7 +69,27 @@ impl KernelOutput {
     }
 
     pub fn is_empty(&self) -> bool {
-        self.lines.is_empty() && self.lines_not_shown == 0
+        self.lines.is_empty() && self.lines_not_shown == 0 && self.calls_not_printed == 0
+    }
+
+    /// Records a gated GPU launch's printf call count: the calls past the cap did not print.
+    pub fn note_printf_calls(&mut self, calls: u64, cap: u64) {
+        self.calls_not_printed = calls.saturating_sub(cap);
+    }
+
+    /// Why a GPU launch printed fewer lines than its threads asked for, when it did.
+    pub fn gate_note(&self) -> Option<String> {
+        (self.calls_not_printed > 0).then(|| {
+            format!(
+                "printf was called {} times; on the GPU only the first {} calls print and the other {} were \
+                 skipped (printing from millions of threads takes the GPU minutes). The emulator makes every \
+                 call and keeps the first {} lines",
+                crate::report::thousands(self.calls_not_printed + MAX_LINES as u64),
+                MAX_LINES,
+                crate::report::thousands(self.calls_not_printed),
+                MAX_LINES,
+            )
+        })
     }
 
     /// Total lines the launch printed, shown or not.
@@ -97,6 +125,17 @@ mod tests {
         assert_eq!(out.lines_not_shown, 10);
         assert_eq!(out.total_lines(), MAX_LINES as u64 + 10);
         assert!(out.cut_note().unwrap().starts_with("10 more lines"));
+    }
+
+    #[test]
+    fn says_how_many_printf_calls_the_gpu_skipped() {
+        let mut out = KernelOutput::new("verify n=4096");
+        out.note_printf_calls(100, MAX_LINES as u64);
+        assert!(out.gate_note().is_none());
+        out.note_printf_calls(16_777_216, MAX_LINES as u64);
+        let note = out.gate_note().unwrap();
+        assert!(note.starts_with("printf was called 16,777,216 times"), "{note}");
+        assert!(note.contains("16,773,120 were skipped"), "{note}");
     }
 
     #[test]
