@@ -131,7 +131,7 @@ def run_ncu(corpus, results, budget, chunk=40):
         while pending and time.monotonic() - start < budget:
             log = os.path.join(results, f"ncu-{part}-{len(pending)}.csv")
             cmd = ["ncu", "--clock-control", "none", "--metrics", METRIC, "--print-units", "base", "--csv",
-                   "--log-file", log, BIN, "launch", "--lesson", lesson, "--count", "1", "--kernel"]
+                   "--log-file", log, BIN, "launch", "--lesson", lesson, "--count", "1", "--seed", "7", "--kernel"]
             cmd += [os.path.join(corpus, e["file"]) for e in pending]
             lines = run_chunk(cmd, max(10, budget - (time.monotonic() - start)))
             by_file = {os.path.join(corpus, e["file"]): e for e in pending}

@@ -94,7 +94,7 @@ run_kernel() {
     timeout 300 "$BIN" run --lesson "$lesson" --kernel "$kernel" --backend emu --json --seed 7 \
         > "$work/emu.json" 2> "$work/emu.err" || emu_exit=$?
     timeout 300 ncu --clock-control none --metrics smsp__sass_sectors_mem_global.sum --print-units base --csv \
-        "$BIN" launch --lesson "$lesson" --kernel "$kernel" --count 1 > "$work/ncu.csv" 2>&1 || ncu_exit=$?
+        "$BIN" launch --lesson "$lesson" --kernel "$kernel" --count 1 --seed 7 > "$work/ncu.csv" 2>&1 || ncu_exit=$?
     local rc=0
     python3 scripts/gpu_compare.py collect "$lesson" "$kernel" "$work" "$gpu_exit" "$emu_exit" "$ncu_exit" \
         >> "$RESULTS" || rc=$?

@@ -155,7 +155,8 @@ pub(crate) fn run_stages(
     });
     let started = Instant::now();
     kernel.machine_code = machine_code.and_then(|check| check.join().ok());
-    let profile = backend.profile(lesson, &kernel, cancel);
+    let profile_seed = size_seed(run.report.seed, lesson.profile_size);
+    let profile = backend.profile(lesson, &kernel, profile_seed, cancel);
     run.stage("profile", started);
     match profile {
         Ok(mut profile) => {

@@ -121,3 +121,52 @@ fn the_generator_is_deterministic_and_the_sample_runs_as_recorded() {
         }
     }
 }
+
+/// The H200's figures for the sample (tests/corpus/sample-h200.tsv): file -> (ncu, CUPTI, mark).
+fn h200_figures() -> BTreeMap<String, (Option<u64>, u64, String)> {
+    let text = std::fs::read_to_string(common::root().join("tests/corpus/sample-h200.tsv")).unwrap();
+    text.lines()
+        .filter(|l| !l.starts_with('#') && !l.trim().is_empty())
+        .map(|l| {
+            let f: Vec<&str> = l.split('\t').collect();
+            (f[0].to_string(), (f[2].parse().ok(), f[3].parse().unwrap(), f[4].to_string()))
+        })
+        .collect()
+}
+
+#[test]
+fn the_emulator_replays_the_h200s_ptx_with_the_h200s_figures() {
+    // The PTX NVRTC 13.0 made on the device machine, run by the emulator on the input a run of
+    // seed 7 profiles on: its sectors must be what ncu and CUPTI measured on the H200 for it.
+    use haloscope::backend::CancelFlag;
+    use haloscope::emu::{RunOptions, load_program, run_lesson_kernel, sector_profile};
+    use haloscope::harness::{poisoned_output, random_inputs, size_seed};
+    let figures = h200_figures();
+    assert_eq!(figures.len(), 20, "every sample kernel has its H200 row");
+    let mut replayed = 0;
+    for (file, (ncu, cupti, mark)) in &figures {
+        if let Some(ncu) = ncu {
+            assert_eq!(ncu, cupti, "{file}: ncu and CUPTI agreed on the H200");
+        }
+        if mark != "-" {
+            continue; // ptxas removed loads: only the cubin (machine-code check) says which
+        }
+        let ptx_path = common::root()
+            .join("tests/corpus/ptx-nvrtc-13.0")
+            .join(format!("{}.ptx", file.replace('/', "_")));
+        let ptx = std::fs::read_to_string(&ptx_path).unwrap();
+        let lesson = common::lesson(file.split('/').next().unwrap());
+        let prog = load_program(&ptx, &lesson.entry).unwrap_or_else(|e| panic!("{file}: {e:?}"));
+        let n = lesson.profile_size;
+        let count = lesson.stencil.elements(n);
+        let input = random_inputs(count, size_seed(7, n));
+        let mut output = poisoned_output(count);
+        let options = RunOptions::default();
+        let stats = run_lesson_kernel(&prog, &lesson, n, &input, &mut output, &options, &CancelFlag::default())
+            .unwrap_or_else(|e| panic!("{file}: {e:?}"));
+        let profile = sector_profile(&prog, &stats, n, lesson.profile_launches, &Default::default());
+        assert_eq!(profile.sectors, *cupti, "{file}: emulator on NVRTC 13.0's PTX vs the H200");
+        replayed += 1;
+    }
+    assert!(replayed >= 19, "{replayed} replayed");
+}

@@ -67,11 +67,14 @@ pub trait Backend: Send {
         cancel: &CancelFlag,
     ) -> Result<SizeRun, KernelFault>;
 
-    /// Global-memory sectors over the contract's profile run.
+    /// Global-memory sectors over the contract's profile run, on the input of `seed` (the
+    /// verification seed of the profile size: a kernel whose accesses depend on the data
+    /// then issues the same sectors on both backends and under ncu for the same run seed).
     fn profile(
         &mut self,
         lesson: &Lesson,
         kernel: &CompiledKernel,
+        seed: u64,
         cancel: &CancelFlag,
     ) -> Result<SectorProfile, KernelFault>;
 

@@ -70,6 +70,9 @@ pub enum Command {
         n: Option<u32>,
         #[arg(long, default_value_t = 1)]
         count: u32,
+        /// The run seed whose profile input to launch on (as `run --seed`).
+        #[arg(long, default_value_t = 7)]
+        seed: u64,
     },
     /// The GPU worker process (started by haloscope itself; JSON lines on stdin/stdout).
     #[command(hide = true)]
@@ -160,7 +163,8 @@ pub fn main_with(cli: Cli) -> i32 {
             kernel,
             n,
             count,
-        }) => run::launch(&course_dir, &lesson, &kernel, n, count),
+            seed,
+        }) => run::launch(&course_dir, &lesson, &kernel, n, count, seed),
         Some(Command::Worker { one_shot }) => crate::gpu::worker_main(one_shot),
         Some(Command::Gui(args)) => gui(course_dir, args),
         None => gui(course_dir, GuiArgs::default()),

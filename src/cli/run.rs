@@ -179,7 +179,15 @@ fn verdict_matches(expect: Expectation, verdict: Verdict) -> bool {
 /// FILE: why` when it does not compile, `faulted FILE: why`), so that `ncu`'s rows, which come in launch order, can be matched to files
 /// (scripts/corpus-device.sh). A fault stops the run (the context is lost): the exit code
 /// says so and the lines say which kernels were launched.
-pub fn launch(course_dir: &Path, lesson_id: &str, kernels: &[std::path::PathBuf], n: Option<u32>, count: u32) -> i32 {
+/// The input is the one a run of `seed` profiles on, so ncu measures what the backends do.
+pub fn launch(
+    course_dir: &Path,
+    lesson_id: &str,
+    kernels: &[std::path::PathBuf],
+    n: Option<u32>,
+    count: u32,
+    seed: u64,
+) -> i32 {
     let sm = match crate::gpu::compute_capability() {
         Ok(cc) => (cc.0 * 10 + cc.1) as u32,
         Err(message) => {
@@ -206,7 +214,8 @@ pub fn launch(course_dir: &Path, lesson_id: &str, kernels: &[std::path::PathBuf]
         }
     }
     let n = n.unwrap_or(lesson.profile_size);
-    let faulted = crate::gpu::launch_each(&lesson, &ready, n, count, |label, result| match result {
+    let input_seed = crate::harness::size_seed(seed, n);
+    let faulted = crate::gpu::launch_each(&lesson, &ready, n, count, input_seed, |label, result| match result {
         Ok(()) => println!("launched {label}"),
         Err(f) => println!("faulted {label}: {}", f.message()),
     });

@@ -9,7 +9,7 @@ use crate::backend::{
     Backend, BackendInfo, BackendKind, CancelFlag, Finding, FindingKind, KernelFault, SizeRun, ThreadPlace,
 };
 use crate::compile::{CompiledKernel, MachineCode, Target};
-use crate::harness::{check_size, fresh_seed, poisoned_output, random_inputs};
+use crate::harness::{check_size, poisoned_output, random_inputs};
 use crate::lesson::Lesson;
 use crate::report::thousands;
 use crate::report::{GlobalAccess, ProfileBuilder, SectorProfile, SharedStats};
@@ -129,6 +129,7 @@ impl Backend for EmulatorBackend {
         &mut self,
         lesson: &Lesson,
         kernel: &CompiledKernel,
+        seed: u64,
         cancel: &CancelFlag,
     ) -> Result<SectorProfile, KernelFault> {
         let prog = self.program(kernel)?;
@@ -137,7 +138,7 @@ impl Backend for EmulatorBackend {
             Some((ptx, stats)) if ptx == kernel.ptx => (stats, true),
             _ => {
                 let count = lesson.stencil.elements(n);
-                let input = random_inputs(count, fresh_seed());
+                let input = random_inputs(count, seed);
                 let mut output = poisoned_output(count);
                 let stats = run_lesson_kernel(&prog, lesson, n, &input, &mut output, &self.run_options(), cancel)
                     .map_err(|f| kernel_fault(&prog, f))?;

@@ -48,12 +48,13 @@ pub fn profile_with_cupti(
     kernel: &KernelImage,
     n: u32,
     launches: u32,
+    seed: u64,
 ) -> Result<GpuProfile, KernelFault> {
     let started = std::time::Instant::now();
     ensure_loaded(CudaLib::Cupti, None).map_err(|message| KernelFault::Infrastructure { message })?;
     // Everything that is not the measured kernel happens before Enable.
     let f = d.function(kernel)?;
-    let (d_in, mut d_out) = super::device::buffers(d, lesson.stencil.elements(n), 2)?;
+    let (d_in, mut d_out) = super::device::buffers(d, lesson.stencil.elements(n), seed)?;
     d.stream.synchronize().map_err(|e| driver_fault("setup", e))?;
     let ctx: CUcontext = d.ctx.cu_ctx() as _;
     let names = [SECTORS, LOADS, STORES, IDEAL, LANES];

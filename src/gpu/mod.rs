@@ -163,6 +163,7 @@ impl Backend for GpuBackend {
         &mut self,
         lesson: &Lesson,
         kernel: &CompiledKernel,
+        seed: u64,
         _cancel: &CancelFlag,
     ) -> Result<SectorProfile, KernelFault> {
         // A fresh child per measurement: CUPTI collects SASS metrics once per process.
@@ -172,6 +173,7 @@ impl Backend for GpuBackend {
             kernel: Self::image(kernel),
             n: lesson.profile_size,
             launches: lesson.profile_launches,
+            seed,
         };
         match child.request(&request, PROFILE_TIMEOUT).map_err(|e| worker_fault(&e))? {
             Response::Profiled { profile } => Ok(sector_profile(&profile, lesson.profile_size)),
@@ -228,7 +230,8 @@ pub fn sector_profile(p: &GpuProfile, n: u32) -> SectorProfile {
 
 /// Plain launches in this process, no profiler and no verification: what `ncu` measures in
 /// `scripts/gpu-check.sh` and the corpus as the ground truth for our CUPTI and emulator
-/// figures. One context and one pair of buffers for all `kernels`, each launched `launches`
+/// figures, on the input `seed` gives (the backends profile on `harness::size_seed(run seed,
+/// n)`). One context and one pair of buffers for all `kernels`, each launched `launches`
 /// times and synchronised before `report` hears of it; stops at the first fault (the context
 /// is lost then) and returns whether one happened.
 pub fn launch_each(
@@ -236,13 +239,14 @@ pub fn launch_each(
     kernels: &[(String, CompiledKernel)],
     n: u32,
     launches: u32,
+    seed: u64,
     report: impl FnMut(&str, Result<(), KernelFault>),
 ) -> bool {
     let images: Vec<_> = kernels
         .iter()
         .map(|(l, k)| (l.as_str(), GpuBackend::image(k)))
         .collect();
-    worker::launch_each(lesson, &images, n, launches, report)
+    worker::launch_each(lesson, &images, n, launches, seed, report)
 }
 
 /// The compute capability of device 0, asked in this process.

@@ -82,6 +82,8 @@ pub enum Request {
         kernel: KernelImage,
         n: u32,
         launches: u32,
+        /// The input's seed (the verification seed of the profile size).
+        seed: u64,
     },
 }
 

@@ -149,8 +149,9 @@ fn handle(slot: &mut Option<Device>, request: Request) -> (Response, bool) {
             kernel,
             n,
             launches,
+            seed,
         } => device(slot)
-            .and_then(|d| profile_with_cupti(d, &lesson, &kernel, n, launches))
+            .and_then(|d| profile_with_cupti(d, &lesson, &kernel, n, launches, seed))
             .map(|profile| Response::Profiled { profile }),
     };
     match result {
@@ -254,11 +255,12 @@ pub fn launch_each(
     kernels: &[(&str, KernelImage)],
     n: u32,
     launches: u32,
+    seed: u64,
     mut report: impl FnMut(&str, Result<(), KernelFault>),
 ) -> bool {
     let setup = Device::open()
         .map_err(|message| KernelFault::Infrastructure { message })
-        .and_then(|d| buffers(&d, lesson.stencil.elements(n), 3).map(|b| (d, b)));
+        .and_then(|d| buffers(&d, lesson.stencil.elements(n), seed).map(|b| (d, b)));
     let (mut d, (d_in, mut d_out)) = match setup {
         Ok(ready) => ready,
         Err(f) => {
