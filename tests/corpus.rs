@@ -129,7 +129,10 @@ fn h200_figures() -> BTreeMap<String, (Option<u64>, u64, String)> {
         .filter(|l| !l.starts_with('#') && !l.trim().is_empty())
         .map(|l| {
             let f: Vec<&str> = l.split('\t').collect();
-            (f[0].to_string(), (f[2].parse().ok(), f[3].parse().unwrap(), f[4].to_string()))
+            (
+                f[0].to_string(),
+                (f[2].parse().ok(), f[3].parse().unwrap(), f[4].to_string()),
+            )
         })
         .collect()
 }
@@ -165,7 +168,10 @@ fn the_emulator_replays_the_h200s_ptx_with_the_h200s_figures() {
         let stats = run_lesson_kernel(&prog, &lesson, n, &input, &mut output, &options, &CancelFlag::default())
             .unwrap_or_else(|e| panic!("{file}: {e:?}"));
         let profile = sector_profile(&prog, &stats, n, lesson.profile_launches, &Default::default());
-        assert_eq!(profile.sectors, *cupti, "{file}: emulator on NVRTC 13.0's PTX vs the H200");
+        assert_eq!(
+            profile.sectors, *cupti,
+            "{file}: emulator on NVRTC 13.0's PTX vs the H200"
+        );
         replayed += 1;
     }
     assert!(replayed >= 19, "{replayed} replayed");
