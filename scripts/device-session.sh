@@ -1,0 +1,102 @@
+#!/usr/bin/env bash
+# Everything a short device session needs from the H200, in one call, at the same time
+# (2026-12-04: under 400 s of device time were left, so one call had to carry it all):
+#   1. the GPU tests (`--ignored`: every lesson kernel's H200 figures, CUPTI per-line =
+#      emulator per-line, a crash and a hang survived, printf attributed and capped);
+#   2. the learner kernels (tests/learner/*.cu) on the GPU backend and under ncu;
+#   3. the generated corpus (scripts/corpus/generate.py, SEED/COUNT): ncu on every kernel,
+#      the GPU backend on as many as the budget allows (learner kernels go first).
+# The emulator's side of the comparison runs on the build machine (with the same NVRTC,
+# 13.0.88 from PyPI), so the device's time goes to what only the device can measure.
+# Every job stops starting new work after BUDGET seconds and is killed at HARD seconds;
+# what ran is tarred into $OUT/device-session.tar.gz whatever happened.
+# Needs .devbin (scripts/build-devbin.sh) carried; run from the repository root.
+set -uo pipefail
+OUT="${OUT:-/tmp/device-session}"
+mkdir -p "$OUT"
+SEED="${SEED:-2026}"
+COUNT="${COUNT:-320}"
+BUDGET="${BUDGET:-170}"
+HARD="${HARD:-190}"
+GPU_JOBS="${GPU_JOBS:-4}"
+ROOT="$PWD"
+export HALOSCOPE_BIN="$ROOT/.devbin/haloscope"
+export HALOSCOPE_WORKER_EXE="$HALOSCOPE_BIN"
+export HALOSCOPE_RUSTC="$ROOT/scripts/replay-rustc.sh"
+W=/tmp/device-session-work
+rm -rf "$W"
+mkdir -p "$W/learner-src" "$W/learner-res" "$W/corpus-res"
+LOG="$W/session.log"
+exec > >(tee "$LOG") 2>&1
+started=$(date +%s)
+date -u
+nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader
+ncu --version | tail -1
+"$HALOSCOPE_BIN" doctor | head -12
+
+# The learner kernels as a corpus of their own (corpus_run.py reads a manifest).
+python3 - "$W/learner-src" <<'PY'
+import glob, json, os, re, shutil, sys
+out = sys.argv[1]
+entries = []
+for i, path in enumerate(sorted(glob.glob("tests/learner/*.cu"))):
+    first = open(path).readline()
+    m = re.match(r"// lesson: *([A-Za-z0-9_-]+)", first)
+    if not m:
+        continue
+    name = os.path.basename(path)
+    shutil.copy(path, os.path.join(out, name))
+    entries.append({"lesson": m.group(1), "file": name, "index": i, "features": ["learner"]})
+json.dump(entries, open(os.path.join(out, "manifest.json"), "w"), indent=1)
+print(f"learner kernels: {len(entries)}")
+PY
+python3 scripts/corpus/generate.py --seed "$SEED" --count "$COUNT" --out "$W/corpus-src" || echo "!! generator failed"
+
+left() { echo $((BUDGET - ($(date +%s) - started))); }
+
+# 1. GPU tests, each test executable at once (the hard stop would starve a second one).
+tests=()
+for t in .devbin/test-*; do
+    name=$(basename "$t")
+    (
+        echo "== $t --ignored"
+        timeout -k 5 "$HARD" "$t" --ignored --test-threads 4 2>&1
+        echo "== $t exit $?"
+    ) > "$W/$name.log" 2>&1 &
+    tests+=($!)
+done
+
+# 2 + 3 on the GPU backend: learner kernels, then the corpus.
+(
+    python3 scripts/corpus_run.py run gpu "$W/learner-src" "$W/learner-res" --jobs "$GPU_JOBS" --budget "$(left)" --timeout 90
+    python3 scripts/corpus_run.py run gpu "$W/corpus-src" "$W/corpus-res" --jobs "$GPU_JOBS" --budget "$(left)" --timeout 60
+) &
+gpu=$!
+
+# 2 + 3 under ncu: learner kernels, then the corpus.
+(
+    python3 scripts/corpus_run.py ncu "$W/learner-src" "$W/learner-res" --budget 40
+    python3 scripts/corpus_run.py ncu "$W/corpus-src" "$W/corpus-res" --budget "$(left)"
+) &
+ncu=$!
+
+# The hard stop: whatever still runs at HARD seconds is killed (its results so far stay).
+(
+    sleep "$HARD"
+    pkill -9 -f "corpus_run.py" 2> /dev/null
+    pkill -9 -f "ncu" 2> /dev/null
+    pkill -9 -f ".devbin/" 2> /dev/null
+) > /dev/null 2>&1 &
+killer=$!
+wait "${tests[@]}" "$gpu" "$ncu"
+pkill -P "$killer" 2> /dev/null
+kill "$killer" 2> /dev/null
+echo "all jobs done in $(($(date +%s) - started)) s"
+cat "$W"/test-*.log > "$W/gpu-tests.log"
+grep -E "^test |test result|panicked|==" "$W/gpu-tests.log" | head -60
+ls "$W/corpus-res/gpu" 2> /dev/null | grep -c '\.exit$' | sed 's/^/corpus GPU-backend runs: /'
+python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print('corpus ncu figures:', sum(isinstance(v,int) for v in d.values()))" \
+    "$W/corpus-res/ncu.json" 2> /dev/null
+exec >&- 2>&-
+sleep 1
+tar -C "$W" -czf "$OUT/device-session.tar.gz" session.log gpu-tests.log learner-res corpus-res learner-src/manifest.json
