@@ -144,7 +144,20 @@ impl Device {
         }
         let image = match kernel.cubin() {
             Some(cubin) => Ptx::from_binary(cubin),
-            None => Ptx::from_src(kernel.ptx.clone()),
+            // Rewritten PTX (printf gate): linked with a line table so that CUPTI can file
+            // sectors per line (jit.rs); the plain load is the fallback, losing only that.
+            None => match self
+                .ctx
+                .bind_to_thread()
+                .map_err(|e| format!("{e:?}"))
+                .and_then(|()| super::jit::cubin_with_line_info(&kernel.ptx))
+            {
+                Ok(cubin) => Ptx::from_binary(cubin),
+                Err(why) => {
+                    eprintln!("haloscope worker: PTX linked without a line table ({why}); sectors go to line 0");
+                    Ptx::from_src(kernel.ptx.clone())
+                }
+            },
         };
         let module = self
             .ctx

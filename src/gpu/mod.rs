@@ -4,6 +4,7 @@
 mod capture;
 mod cupti;
 mod device;
+mod jit;
 mod printf_gate;
 mod process;
 pub mod protocol;
