@@ -64,8 +64,10 @@ impl MachineCodeLine {
         if self.removed > 0 {
             format!(
                 "ptxas removed {} of this line's {} global memory instruction(s) (the value was already in a register, \
-                 or the access was merged into a wider one): the GPU issues fewer sectors here than the PTX asks for, \
-                 and the emulator counts as the GPU does",
+                 or the access was merged into another): the GPU issues fewer sectors here than the PTX asks for, and \
+                 the emulator leaves them out too. Where ptxas merged them into a load of the same address on another \
+                 line that only some threads make, the GPU makes that load for all of them and counts more there than \
+                 the emulator (docs/known-differences.md)",
                 self.removed, self.ptx_instructions
             )
         } else {
