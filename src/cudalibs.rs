@@ -119,6 +119,21 @@ pub fn candidates(lib: CudaLib, configured: Option<&Path>) -> Vec<LibLocation> {
     found
 }
 
+/// NVRTC opens `libnvrtc-builtins.so.M.m` by name when it compiles; a libnvrtc outside the
+/// loader's path (a pip wheel named by `$HALOSCOPE_NVRTC`, say) then fails every compile with
+/// "failed to open libnvrtc-builtins". Opening the builtins beside it first makes that name
+/// resolve to the copy already loaded.
+fn open_builtins(nvrtc: &Path) -> Option<libloading::Library> {
+    let dir = nvrtc.parent()?;
+    let file = std::fs::read_dir(dir).ok()?.flatten().map(|e| e.path()).find(|p| {
+        p.file_name()
+            .and_then(|n| n.to_str())
+            .is_some_and(|n| n.starts_with("libnvrtc-builtins.so.") && !n.contains(".alt."))
+    })?;
+    // SAFETY: as for NVRTC itself: loading runs only the library's initialisers.
+    unsafe { libloading::Library::new(&file) }.ok()
+}
+
 fn push_dir(lib: CudaLib, found: &mut Vec<LibLocation>, dir: &Path, source: &str) {
     for file in lib_files_in(lib, dir) {
         found.push(LibLocation {
@@ -131,6 +146,8 @@ fn push_dir(lib: CudaLib, found: &mut Vec<LibLocation>, dir: &Path, source: &str
 struct Loaded {
     result: Result<LibLocation, String>,
     _handle: Option<libloading::Library>,
+    /// NVRTC's builtins library, opened from NVRTC's own folder first (see `open_builtins`).
+    _builtins: Option<libloading::Library>,
 }
 
 static NVRTC: OnceLock<Loaded> = OnceLock::new();
@@ -148,12 +165,17 @@ pub fn ensure_loaded(lib: CudaLib, configured: Option<&Path>) -> Result<LibLocat
 fn open_first(lib: CudaLib, configured: Option<&Path>) -> Loaded {
     let mut tried = Vec::new();
     for candidate in candidates(lib, configured) {
+        let builtins = match lib {
+            CudaLib::Nvrtc => open_builtins(&candidate.path),
+            CudaLib::Cupti => None,
+        };
         // SAFETY: loading a CUDA library runs only its initialisers.
         match unsafe { libloading::Library::new(&candidate.path) } {
             Ok(handle) => {
                 return Loaded {
                     result: Ok(candidate),
                     _handle: Some(handle),
+                    _builtins: builtins,
                 };
             }
             Err(e) => tried.push(format!("{}: {e}", candidate.path.display())),
@@ -175,6 +197,7 @@ fn open_first(lib: CudaLib, configured: Option<&Path>) -> Loaded {
                 source: "system library path".into(),
             }),
             _handle: None,
+            _builtins: None,
         };
     }
     let mut message = lib.install_help();
@@ -184,6 +207,7 @@ fn open_first(lib: CudaLib, configured: Option<&Path>) -> Loaded {
     Loaded {
         result: Err(message),
         _handle: None,
+        _builtins: None,
     }
 }
 

@@ -34,6 +34,13 @@ pub(super) fn compile_cuda(
             .iter()
             .any(|d| d.severity == Severity::Error && (d.file == PROBE_FILE) == in_probe)
     };
+    if output.ptx.is_none() && !has_error(false) && !has_error(true) {
+        // No PTX and no error of the kernel's: NVRTC itself failed (its builtins library
+        // missing, say). Not the learner's fault, so not a compile error of theirs.
+        return Err(CompileFailure::Internal {
+            message: format!("NVRTC made no PTX: {}", output.log.trim()),
+        });
+    }
     if has_error(false) || (output.ptx.is_none() && !has_error(true)) {
         let learner: Vec<Diagnostic> = diagnostics.iter().filter(|d| d.file != PROBE_FILE).cloned().collect();
         return Err(CompileFailure::Errors {
