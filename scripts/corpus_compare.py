@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The corpus comparison (scripts/corpus-device.sh's corpus-runs.jsonl) as Markdown.
+"""The corpus comparison (corpus_run.py collect's lines) as Markdown.
 
     corpus_compare.py RUNS.jsonl [--summary] [--reasons REASONS.tsv]
 

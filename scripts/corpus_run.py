@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """The generated corpus (scripts/corpus/generate.py) on the device machine: every kernel on the
-GPU backend, under ncu and on the emulator, in one device call (scripts/corpus-device.sh).
+GPU backend, under ncu and on the emulator, in one device call (scripts/device-session.sh).
 
     corpus_run.py run emu|gpu CORPUS RESULTS [--jobs J] [--timeout S] [--budget S]
         `haloscope run --backend B --json --seed 7` for every kernel of CORPUS/manifest.json,

@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
-# Everything a short device session needs from the H200, in one call, at the same time
+# Everything a device session needs from the H200, in one call
 # (2026-12-04: under 400 s of device time were left, so one call had to carry it all):
 #   1. the GPU tests (`--ignored`: every lesson kernel's H200 figures, CUPTI per-line =
 #      emulator per-line, a crash and a hang survived, printf attributed and capped);
 #   2. the learner kernels (tests/learner/*.cu) on the GPU backend and under ncu;
 #   3. the generated corpus (scripts/corpus/generate.py, SEED/COUNT): ncu on every kernel,
 #      the GPU backend on as many as the budget allows (learner kernels go first).
+# ncu runs first and alone (it fails beside CUPTI), then the tests beside the GPU backend.
+# For the whole corpus give the call its 10 minutes: BUDGET=560 HARD=580 (timeout_s 600).
 # The emulator's side of the comparison runs on the build machine (with the same NVRTC,
 # 13.0.88 from PyPI), so the device's time goes to what only the device can measure.
 # Every job stops starting new work after BUDGET seconds and is killed at HARD seconds;
@@ -18,7 +20,7 @@ SEED="${SEED:-2026}"
 COUNT="${COUNT:-320}"
 BUDGET="${BUDGET:-170}"
 HARD="${HARD:-190}"
-GPU_JOBS="${GPU_JOBS:-4}"
+GPU_JOBS="${GPU_JOBS:-6}"
 ROOT="$PWD"
 export HALOSCOPE_BIN="$ROOT/.devbin/haloscope"
 export HALOSCOPE_WORKER_EXE="$HALOSCOPE_BIN"
@@ -54,45 +56,45 @@ python3 scripts/corpus/generate.py --seed "$SEED" --count "$COUNT" --out "$W/cor
 
 left() { echo $((BUDGET - ($(date +%s) - started))); }
 
-# 1. GPU tests, each test executable at once (the hard stop would starve a second one).
+# Phase 1, ncu alone: on 2026-12-04 ncu running beside CUPTI profiling (the GPU tests and
+# backend runs) printed "Failed to profile" and ended its target again and again, so 206 of
+# 320 corpus kernels got no figure. NCU_SHARE of the budget (default 45 %) goes to it.
+NCU_BUDGET=$((BUDGET * ${NCU_SHARE:-45} / 100))
+python3 scripts/corpus_run.py ncu "$W/learner-src" "$W/learner-res" --budget $((NCU_BUDGET / 6))
+python3 scripts/corpus_run.py ncu "$W/corpus-src" "$W/corpus-res" --budget $((NCU_BUDGET - ($(date +%s) - started)))
+
+# Phase 2: the GPU tests, each test executable at once, beside the GPU backend.
 tests=()
 for t in .devbin/test-*; do
+    [ "${SKIP_TESTS:-0}" = 1 ] && break
     name=$(basename "$t")
     (
         echo "== $t --ignored"
-        timeout -k 5 "$HARD" "$t" --ignored --test-threads 4 2>&1
+        timeout -k 5 "$((HARD - ($(date +%s) - started)))" "$t" --ignored --test-threads 4 2>&1
         echo "== $t exit $?"
     ) > "$W/$name.log" 2>&1 &
     tests+=($!)
 done
 
-# 2 + 3 on the GPU backend: learner kernels, then the corpus.
+# The GPU backend: learner kernels, then the corpus.
 (
     python3 scripts/corpus_run.py run gpu "$W/learner-src" "$W/learner-res" --jobs "$GPU_JOBS" --budget "$(left)" --timeout 90
     python3 scripts/corpus_run.py run gpu "$W/corpus-src" "$W/corpus-res" --jobs "$GPU_JOBS" --budget "$(left)" --timeout 60
 ) &
 gpu=$!
 
-# 2 + 3 under ncu: learner kernels, then the corpus.
-(
-    python3 scripts/corpus_run.py ncu "$W/learner-src" "$W/learner-res" --budget 40
-    python3 scripts/corpus_run.py ncu "$W/corpus-src" "$W/corpus-res" --budget "$(left)"
-) &
-ncu=$!
-
 # The hard stop: whatever still runs at HARD seconds is killed (its results so far stay).
 (
-    sleep "$HARD"
+    sleep "$((HARD - ($(date +%s) - started)))"
     pkill -9 -f "corpus_run.py" 2> /dev/null
-    pkill -9 -f "ncu" 2> /dev/null
     pkill -9 -f ".devbin/" 2> /dev/null
 ) > /dev/null 2>&1 &
 killer=$!
-wait "${tests[@]}" "$gpu" "$ncu"
+wait "${tests[@]}" "$gpu"
 pkill -P "$killer" 2> /dev/null
 kill "$killer" 2> /dev/null
 echo "all jobs done in $(($(date +%s) - started)) s"
-cat "$W"/test-*.log > "$W/gpu-tests.log"
+cat "$W"/test-*.log > "$W/gpu-tests.log" 2> /dev/null
 grep -E "^test |test result|panicked|==" "$W/gpu-tests.log" | head -60
 ls "$W/corpus-res/gpu" 2> /dev/null | grep -c '\.exit$' | sed 's/^/corpus GPU-backend runs: /'
 python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print('corpus ncu figures:', sum(isinstance(v,int) for v in d.values()))" \
