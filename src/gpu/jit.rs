@@ -17,7 +17,7 @@ pub fn cubin_with_line_info(ptx: &str) -> Result<Vec<u8>, String> {
     source.push(0);
     let mut options = [sys::CUjit_option::CU_JIT_GENERATE_LINE_INFO];
     // Option values are passed as pointer-sized integers.
-    let mut values = [1usize as *mut c_void];
+    let mut values = [std::ptr::without_provenance_mut::<c_void>(1)];
     let mut state: sys::CUlinkState = std::ptr::null_mut();
     // SAFETY: the option arrays outlive the call and hold one option each.
     unsafe { sys::cuLinkCreate_v2(1, options.as_mut_ptr(), values.as_mut_ptr(), &mut state) }
