@@ -65,6 +65,8 @@ pub fn apply(op: AtomOp, ty: AtomTy, old: u64, b: u64, c: u64) -> u64 {
 }
 
 impl BlockRunner<'_> {
+    // Out of line: keeps the hot ALU dispatch in `execute` small (its stack frame, too).
+    #[inline(never)]
     pub(super) fn atomic(&mut self, warp: &mut Warp, pc: usize, m: u32) -> Result<(), EmuFault> {
         let Kind::Atom {
             space,

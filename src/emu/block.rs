@@ -426,50 +426,62 @@ impl<'a> BlockRunner<'a> {
                 a,
                 b,
             } => {
-                let (a, b) = (self.read(warp, *a), self.read(warp, *b));
-                let (op, bits, signed) = (*op, *bits, *signed);
+                let (op, bits, signed, d, a, b) = (*op, *bits, *signed, *d, *a, *b);
                 // The operations NVRTC emits most get their own loops (chosen once per
                 // instruction); everything else goes through int_bin lane by lane.
                 let shift = |v: u64| (v & 0xFFFF_FFFF).min(63);
                 match (op, bits, signed) {
-                    (IntOp::Add, 32, _) => write_lanes!(*d, |l| (a[l] as u32).wrapping_add(b[l] as u32) as u64),
-                    (IntOp::Sub, 32, _) => write_lanes!(*d, |l| (a[l] as u32).wrapping_sub(b[l] as u32) as u64),
-                    (IntOp::MulLo, 32, _) => write_lanes!(*d, |l| (a[l] as u32).wrapping_mul(b[l] as u32) as u64),
-                    (IntOp::And, 32, _) => write_lanes!(*d, |l| (a[l] & b[l]) & 0xFFFF_FFFF),
-                    (IntOp::Or, 32, _) => write_lanes!(*d, |l| (a[l] | b[l]) & 0xFFFF_FFFF),
-                    (IntOp::Xor, 32, _) => write_lanes!(*d, |l| (a[l] ^ b[l]) & 0xFFFF_FFFF),
-                    (IntOp::Shl, 32, _) => write_lanes!(*d, |l| (a[l] << shift(b[l])) & 0xFFFF_FFFF),
-                    (IntOp::Shr, 32, false) => write_lanes!(*d, |l| (a[l] & 0xFFFF_FFFF) >> shift(b[l])),
-                    (IntOp::Shr, 32, true) => {
-                        write_lanes!(*d, |l| ((a[l] as i32) >> shift(b[l]).min(31)) as u32 as u64)
+                    (IntOp::Add, 32, _) => self.map2(warp, m, d, a, b, |x, y| (x as u32).wrapping_add(y as u32) as u64),
+                    (IntOp::Sub, 32, _) => self.map2(warp, m, d, a, b, |x, y| (x as u32).wrapping_sub(y as u32) as u64),
+                    (IntOp::MulLo, 32, _) => {
+                        self.map2(warp, m, d, a, b, |x, y| (x as u32).wrapping_mul(y as u32) as u64)
                     }
-                    (IntOp::Min, 32, true) => write_lanes!(*d, |l| (a[l] as i32).min(b[l] as i32) as u32 as u64),
-                    (IntOp::Max, 32, true) => write_lanes!(*d, |l| (a[l] as i32).max(b[l] as i32) as u32 as u64),
-                    (IntOp::Add, 64, _) => write_lanes!(*d, |l| a[l].wrapping_add(b[l])),
-                    (IntOp::Sub, 64, _) => write_lanes!(*d, |l| a[l].wrapping_sub(b[l])),
-                    (IntOp::MulLo, 64, _) => write_lanes!(*d, |l| a[l].wrapping_mul(b[l])),
-                    (IntOp::Shl, 64, _) => write_lanes!(*d, |l| if b[l] & 0xFFFF_FFFF >= 64 {
-                        0
-                    } else {
-                        a[l] << (b[l] & 63)
-                    }),
-                    _ => write_lanes!(*d, |l| alu::int_bin(op, bits, signed, a[l], b[l])),
+                    (IntOp::And, 32, _) => self.map2(warp, m, d, a, b, |x, y| (x & y) & 0xFFFF_FFFF),
+                    (IntOp::Or, 32, _) => self.map2(warp, m, d, a, b, |x, y| (x | y) & 0xFFFF_FFFF),
+                    (IntOp::Xor, 32, _) => self.map2(warp, m, d, a, b, |x, y| (x ^ y) & 0xFFFF_FFFF),
+                    (IntOp::Shl, 32, _) => self.map2(warp, m, d, a, b, |x, y| (x << shift(y)) & 0xFFFF_FFFF),
+                    (IntOp::Shr, 32, false) => self.map2(warp, m, d, a, b, |x, y| (x & 0xFFFF_FFFF) >> shift(y)),
+                    (IntOp::Shr, 32, true) => {
+                        self.map2(warp, m, d, a, b, |x, y| ((x as i32) >> shift(y).min(31)) as u32 as u64)
+                    }
+                    (IntOp::Min, 32, true) => {
+                        self.map2(warp, m, d, a, b, |x, y| (x as i32).min(y as i32) as u32 as u64)
+                    }
+                    (IntOp::Max, 32, true) => {
+                        self.map2(warp, m, d, a, b, |x, y| (x as i32).max(y as i32) as u32 as u64)
+                    }
+                    (IntOp::Add, 64, _) => self.map2(warp, m, d, a, b, |x, y| x.wrapping_add(y)),
+                    (IntOp::Sub, 64, _) => self.map2(warp, m, d, a, b, |x, y| x.wrapping_sub(y)),
+                    (IntOp::MulLo, 64, _) => self.map2(warp, m, d, a, b, |x, y| x.wrapping_mul(y)),
+                    (IntOp::Shl, 64, _) => {
+                        self.map2(
+                            warp,
+                            m,
+                            d,
+                            a,
+                            b,
+                            |x, y| {
+                                if y & 0xFFFF_FFFF >= 64 { 0 } else { x << (y & 63) }
+                            },
+                        )
+                    }
+                    _ => self.map2(warp, m, d, a, b, |x, y| alu::int_bin(op, bits, signed, x, y)),
                 }
             }
             Kind::IntUn { op, bits, d, a } => {
-                let a = self.read(warp, *a);
-                write_lanes!(*d, |l| alu::int_un(*op, *bits, a[l]));
+                let (op, bits) = (*op, *bits);
+                self.map1(warp, m, *d, *a, |x| alu::int_un(op, bits, x));
             }
             Kind::MulWide { bits, signed, d, a, b } => {
-                let (a, b) = (self.read(warp, *a), self.read(warp, *b));
                 let (bits, signed) = (*bits, *signed);
                 if signed {
-                    write_lanes!(*d, |l| (alu::sext(a[l], bits).wrapping_mul(alu::sext(b[l], bits))
-                        as u64)
-                        & alu::mask(bits * 2));
+                    self.map2(warp, m, *d, *a, *b, |x, y| {
+                        (alu::sext(x, bits).wrapping_mul(alu::sext(y, bits)) as u64) & alu::mask(bits * 2)
+                    });
                 } else {
-                    write_lanes!(*d, |l| ((a[l] & alu::mask(bits)).wrapping_mul(b[l] & alu::mask(bits)))
-                        & alu::mask(bits * 2));
+                    self.map2(warp, m, *d, *a, *b, |x, y| {
+                        ((x & alu::mask(bits)).wrapping_mul(y & alu::mask(bits))) & alu::mask(bits * 2)
+                    });
                 }
             }
             Kind::Mad {
@@ -481,23 +493,25 @@ impl<'a> BlockRunner<'a> {
                 b,
                 c,
             } => {
-                let (a, b, c) = (self.read(warp, *a), self.read(warp, *b), self.read(warp, *c));
                 let (bits, signed) = (*bits, *signed);
+                let (d, a, b, c) = (*d, *a, *b, *c);
                 match part {
-                    MadPart::Lo => write_lanes!(*d, |l| a[l].wrapping_mul(b[l]).wrapping_add(c[l]) & alu::mask(bits)),
-                    MadPart::Hi => write_lanes!(*d, |l| alu::int_bin(IntOp::MulHi, bits, signed, a[l], b[l])
-                        .wrapping_add(c[l])
-                        & alu::mask(bits)),
+                    MadPart::Lo => self.map3(warp, m, d, a, b, c, |x, y, z| {
+                        x.wrapping_mul(y).wrapping_add(z) & alu::mask(bits)
+                    }),
+                    MadPart::Hi => self.map3(warp, m, d, a, b, c, |x, y, z| {
+                        alu::int_bin(IntOp::MulHi, bits, signed, x, y).wrapping_add(z) & alu::mask(bits)
+                    }),
                     MadPart::Wide => {
                         if signed {
-                            write_lanes!(*d, |l| (alu::sext(a[l], bits).wrapping_mul(alu::sext(b[l], bits))
-                                as u64)
-                                .wrapping_add(c[l])
-                                & alu::mask(bits * 2));
+                            self.map3(warp, m, d, a, b, c, |x, y, z| {
+                                (alu::sext(x, bits).wrapping_mul(alu::sext(y, bits)) as u64).wrapping_add(z)
+                                    & alu::mask(bits * 2)
+                            });
                         } else {
-                            write_lanes!(*d, |l| ((a[l] & alu::mask(bits)) * (b[l] & alu::mask(bits)))
-                                .wrapping_add(c[l])
-                                & alu::mask(bits * 2));
+                            self.map3(warp, m, d, a, b, c, |x, y, z| {
+                                ((x & alu::mask(bits)) * (y & alu::mask(bits))).wrapping_add(z) & alu::mask(bits * 2)
+                            });
                         }
                     }
                 }
@@ -576,19 +590,19 @@ impl<'a> BlockRunner<'a> {
                 a,
                 b,
             } => {
-                let (a, b) = (self.read(warp, *a), self.read(warp, *b));
                 let (op, ftz, sat) = (*op, *ftz, *sat);
+                let (d, a, b) = (*d, *a, *b);
                 if *double {
-                    write_lanes!(*d, |l| alu::f64_bin(op, ftz, sat, a[l], b[l]));
+                    self.map2(warp, m, d, a, b, |x, y| alu::f64_bin(op, ftz, sat, x, y));
                 } else {
                     match (op, ftz, sat) {
-                        (FOp::Add, false, false) => write_lanes!(*d, |l| alu::f32_bits(
-                            f32::from_bits(a[l] as u32) + f32::from_bits(b[l] as u32)
-                        )),
-                        (FOp::Mul, false, false) => write_lanes!(*d, |l| alu::f32_bits(
-                            f32::from_bits(a[l] as u32) * f32::from_bits(b[l] as u32)
-                        )),
-                        _ => write_lanes!(*d, |l| alu::f32_bin(op, ftz, sat, a[l], b[l])),
+                        (FOp::Add, false, false) => self.map2(warp, m, d, a, b, |x, y| {
+                            alu::f32_bits(f32::from_bits(x as u32) + f32::from_bits(y as u32))
+                        }),
+                        (FOp::Mul, false, false) => self.map2(warp, m, d, a, b, |x, y| {
+                            alu::f32_bits(f32::from_bits(x as u32) * f32::from_bits(y as u32))
+                        }),
+                        _ => self.map2(warp, m, d, a, b, |x, y| alu::f32_bin(op, ftz, sat, x, y)),
                     }
                 }
             }
@@ -601,17 +615,16 @@ impl<'a> BlockRunner<'a> {
                 b,
                 c,
             } => {
-                let (a, b, c) = (self.read(warp, *a), self.read(warp, *b), self.read(warp, *c));
                 let (ftz, sat) = (*ftz, *sat);
                 if *double {
-                    write_lanes!(*d, |l| alu::f64_fma(sat, a[l], b[l], c[l]));
+                    self.map3(warp, m, *d, *a, *b, *c, |x, y, z| alu::f64_fma(sat, x, y, z));
                 } else {
-                    write_lanes!(*d, |l| alu::f32_fma(ftz, sat, a[l], b[l], c[l]));
+                    self.map3(warp, m, *d, *a, *b, *c, |x, y, z| alu::f32_fma(ftz, sat, x, y, z));
                 }
             }
             Kind::FUn { op, double, ftz, d, a } => {
-                let a = self.read(warp, *a);
-                write_lanes!(*d, |l| alu::f_un(*op, *double, *ftz, a[l]));
+                let (op, double, ftz) = (*op, *double, *ftz);
+                self.map1(warp, m, *d, *a, |x| alu::f_un(op, double, ftz, x));
             }
             Kind::Setp {
                 cmp,
@@ -638,9 +651,8 @@ impl<'a> BlockRunner<'a> {
                 }
             }
             Kind::Selp { d, a, b, p } => {
-                let (a, b) = (self.read(warp, *a), self.read(warp, *b));
                 let pm = warp.preds[p.reg as usize] ^ if p.negate { FULL } else { 0 };
-                write_lanes!(*d, |l| if (pm >> l) & 1 != 0 { a[l] } else { b[l] });
+                self.map2_indexed(warp, m, *d, *a, *b, |x, y, l| if (pm >> l) & 1 != 0 { x } else { y });
             }
             Kind::Cvt {
                 to,
@@ -666,10 +678,7 @@ impl<'a> BlockRunner<'a> {
                 }
                 write_lanes!(*d, |l| out[l]);
             }
-            Kind::Mov { d, a } => {
-                let a = self.read(warp, *a);
-                write_lanes!(*d, |l| a[l]);
-            }
+            Kind::Mov { d, a } => self.map1(warp, m, *d, *a, |x| x),
             Kind::PredSet { d, op, a, b } => {
                 let value = |p: &PredSrcOrConst| match p {
                     PredSrcOrConst::Pred(p) => warp.preds[p.reg as usize] ^ if p.negate { FULL } else { 0 },
@@ -709,19 +718,22 @@ impl<'a> BlockRunner<'a> {
                 d,
                 a,
             } => {
-                let a = self.read(warp, *a);
                 let window = match space {
                     MemSpace::Shared => SHARED_WINDOW,
                     MemSpace::Local => LOCAL_WINDOW,
                     _ => 0, // global, const and param addresses are the same in generic space
                 };
                 if *to_generic {
-                    write_lanes!(*d, |l| a[l].wrapping_add(window));
+                    self.map1(warp, m, *d, *a, |x| x.wrapping_add(window));
                 } else {
-                    write_lanes!(*d, |l| a[l].wrapping_sub(window));
+                    self.map1(warp, m, *d, *a, |x| x.wrapping_sub(window));
                 }
             }
-            Kind::Ld { .. } | Kind::St { .. } => self.memory(warp, pc, m)?,
+            Kind::Ld { .. } | Kind::St { .. } => {
+                if !self.global_fast(warp, pc, m) && !self.shared_fast(warp, pc, m) && !self.param_fast(warp, pc, m) {
+                    self.memory(warp, pc, m)?
+                }
+            }
             Kind::Atom { .. } => self.atomic(warp, pc, m)?,
             Kind::Shfl { .. }
             | Kind::Vote { .. }
@@ -744,6 +756,12 @@ impl<'a> BlockRunner<'a> {
             Kind::Bra { .. } | Kind::Bar { .. } | Kind::Exit => unreachable!("control flow is handled by run_warp"),
         }
         Ok(())
+    }
+
+    /// Whether the block running now is the watched one (its accesses are traced).
+    #[inline]
+    pub(super) fn watching(&self) -> bool {
+        self.watching
     }
 
     /// Whether accesses of lane `l` of `warp` are to be traced now.

@@ -159,6 +159,7 @@ impl BlockRunner<'_> {
         });
     }
 
+    #[inline(never)]
     pub(super) fn memory(&mut self, warp: &mut Warp, pc: usize, m: u32) -> Result<(), EmuFault> {
         // Scratch arrays live in the runner so that no instruction clears kilobytes of stack.
         let mut scratch = self.scratch.take().unwrap_or_default();

@@ -45,6 +45,8 @@ impl ArgSource for LaneArgs<'_> {
 }
 
 impl BlockRunner<'_> {
+    // Out of line: keeps the hot ALU dispatch in `execute` small (its stack frame, too).
+    #[inline(never)]
     pub(super) fn device_call(&mut self, warp: &mut Warp, pc: usize, m: u32) -> Result<(), EmuFault> {
         match self.prog.insts[pc].kind.clone() {
             Kind::Printf { format: f, args, ret } => {

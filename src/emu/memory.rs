@@ -105,6 +105,28 @@ impl GlobalMemory {
         }
     }
 
+    /// A 4- or 8-byte load at word `word` of `buffer` (aligned and in bounds: the caller checked).
+    #[inline(always)]
+    pub fn load_words(&self, buffer: usize, word: usize, bytes: u64) -> u64 {
+        let w = &self.buffers[buffer].words;
+        let low = w[word].load(Ordering::Relaxed) as u64;
+        if bytes == 8 {
+            low | (w[word + 1].load(Ordering::Relaxed) as u64) << 32
+        } else {
+            low
+        }
+    }
+
+    /// A 4- or 8-byte store at word `word` of `buffer` (aligned and in bounds).
+    #[inline(always)]
+    pub fn store_words(&self, buffer: usize, word: usize, bytes: u64, value: u64) {
+        let w = &self.buffers[buffer].words;
+        w[word].store(value as u32, Ordering::Relaxed);
+        if bytes == 8 {
+            w[word + 1].store((value >> 32) as u32, Ordering::Relaxed);
+        }
+    }
+
     #[inline]
     pub fn store(&self, buffer: usize, address: u64, bytes: u32, value: u64) {
         let b = &self.buffers[buffer];

@@ -213,6 +213,8 @@ pub fn half_compare(cmp: Cmp, is_bf16: bool, a: u16, b: u16) -> bool {
 }
 
 impl BlockRunner<'_> {
+    // Out of line: keeps the hot ALU dispatch in `execute` small (its stack frame, too).
+    #[inline(never)]
     pub(super) fn numeric(&mut self, warp: &mut Warp, pc: usize, m: u32) {
         match self.prog.insts[pc].kind.clone() {
             Kind::Prmt { mode, d, a, b, c } => {

@@ -17,18 +17,25 @@ pub struct Hazard {
     pub other_pc: Option<u32>,
 }
 
+/// What the checks remember of one 4-byte word. One record per word, so an access touches
+/// one cache line of bookkeeping rather than six arrays.
+#[derive(Debug, Clone, Copy, Default)]
+struct Shadow {
+    /// Epoch of the last write (0 = never written), its thread and pc.
+    write_epoch: u32,
+    write_thread: u32,
+    write_pc: u32,
+    /// Epoch of the last read, its thread (or MANY) and pc.
+    read_epoch: u32,
+    read_thread: u32,
+    read_pc: u32,
+}
+
 pub struct SharedMemory {
     /// Contents as 4-byte words (accesses are naturally aligned, so none straddles a word
     /// except 8-byte ones, which take two).
     words: Vec<u32>,
-    /// Per 4-byte word: epoch of the last write (0 = never written), its thread and pc.
-    write_epoch: Vec<u32>,
-    write_thread: Vec<u32>,
-    write_pc: Vec<u32>,
-    /// Per word: epoch of the last read, its thread (or MANY) and pc.
-    read_epoch: Vec<u32>,
-    read_thread: Vec<u32>,
-    read_pc: Vec<u32>,
+    shadow: Vec<Shadow>,
     /// Barrier epoch: starts at 1 and grows by one at every barrier.
     pub epoch: u32,
     pub check_hazards: bool,
@@ -39,12 +46,7 @@ impl SharedMemory {
         let words = bytes.div_ceil(4);
         SharedMemory {
             words: vec![0; words],
-            write_epoch: vec![0; words],
-            write_thread: vec![0; words],
-            write_pc: vec![0; words],
-            read_epoch: vec![0; words],
-            read_thread: vec![0; words],
-            read_pc: vec![0; words],
+            shadow: vec![Shadow::default(); words],
             epoch: 1,
             check_hazards,
         }
@@ -53,8 +55,10 @@ impl SharedMemory {
     /// Fresh state for the next block: contents are left as they are (shared memory is not
     /// cleared between blocks on a GPU either) but nothing counts as written.
     pub fn reset(&mut self) {
-        self.write_epoch.fill(0);
-        self.read_epoch.fill(0);
+        for w in &mut self.shadow {
+            w.write_epoch = 0;
+            w.read_epoch = 0;
+        }
         self.epoch = 1;
     }
 
@@ -91,55 +95,60 @@ impl SharedMemory {
     }
 
     /// Records a read by `thread` at `pc`; returns a hazard if the read is suspect.
-    #[inline]
+    #[inline(always)]
     pub fn note_read(&mut self, offset: u64, bytes: u32, thread: u32, pc: u32) -> Option<Hazard> {
         if !self.check_hazards {
             return None;
         }
+        let epoch = self.epoch;
         let mut hazard = None;
         for word in (offset / 4) as usize..(offset + bytes as u64).div_ceil(4) as usize {
-            if self.write_epoch[word] == 0 {
+            let w = &mut self.shadow[word];
+            if w.write_epoch == 0 {
                 hazard.get_or_insert(Hazard {
                     kind: FindingKind::UninitialisedSharedRead,
                     byte: word as u64 * 4,
                     other_thread: None,
                     other_pc: None,
                 });
-            } else if self.write_epoch[word] == self.epoch && self.write_thread[word] != thread {
+            } else if w.write_epoch == epoch && w.write_thread != thread {
                 hazard.get_or_insert(Hazard {
                     kind: FindingKind::SharedRace,
                     byte: word as u64 * 4,
-                    other_thread: Some(self.write_thread[word]),
-                    other_pc: Some(self.write_pc[word]),
+                    other_thread: Some(w.write_thread),
+                    other_pc: Some(w.write_pc),
                 });
             }
-            if self.read_epoch[word] == self.epoch {
-                if self.read_thread[word] != thread {
-                    self.read_thread[word] = MANY;
+            if w.read_epoch == epoch {
+                if w.read_thread != thread {
+                    w.read_thread = MANY;
                 }
             } else {
-                self.read_epoch[word] = self.epoch;
-                self.read_thread[word] = thread;
+                w.read_epoch = epoch;
+                w.read_thread = thread;
             }
-            self.read_pc[word] = pc;
+            w.read_pc = pc;
         }
         hazard
     }
 
     /// Records a write by `thread` at `pc`; returns a hazard if another thread touched the
     /// word since the last barrier.
-    #[inline]
+    #[inline(always)]
     pub fn note_write(&mut self, offset: u64, bytes: u32, thread: u32, pc: u32) -> Option<Hazard> {
+        let epoch = self.epoch;
+        let check = self.check_hazards;
         let mut hazard = None;
         for word in (offset / 4) as usize..(offset + bytes as u64).div_ceil(4) as usize {
-            if self.check_hazards {
-                let same_epoch_write = self.write_epoch[word] == self.epoch && self.write_thread[word] != thread;
-                let same_epoch_read = self.read_epoch[word] == self.epoch && self.read_thread[word] != thread;
+            let w = &mut self.shadow[word];
+            if check {
+                let same_epoch_write = w.write_epoch == epoch && w.write_thread != thread;
+                let same_epoch_read = w.read_epoch == epoch && w.read_thread != thread;
                 if same_epoch_write || same_epoch_read {
                     let (other_thread, other_pc) = if same_epoch_write {
-                        (self.write_thread[word], self.write_pc[word])
+                        (w.write_thread, w.write_pc)
                     } else {
-                        (self.read_thread[word], self.read_pc[word])
+                        (w.read_thread, w.read_pc)
                     };
                     hazard.get_or_insert(Hazard {
                         kind: FindingKind::SharedRace,
@@ -149,9 +158,9 @@ impl SharedMemory {
                     });
                 }
             }
-            self.write_epoch[word] = self.epoch;
-            self.write_thread[word] = thread;
-            self.write_pc[word] = pc;
+            w.write_epoch = epoch;
+            w.write_thread = thread;
+            w.write_pc = pc;
         }
         hazard
     }
@@ -165,7 +174,8 @@ impl SharedMemory {
     pub fn note_atomic(&mut self, offset: u64, bytes: u32, pc: u32) -> Option<Hazard> {
         let mut hazard = None;
         for word in (offset / 4) as usize..(offset + bytes as u64).div_ceil(4) as usize {
-            if self.check_hazards && self.write_epoch[word] == 0 {
+            let w = &mut self.shadow[word];
+            if self.check_hazards && w.write_epoch == 0 {
                 hazard.get_or_insert(Hazard {
                     kind: FindingKind::UninitialisedSharedRead,
                     byte: word as u64 * 4,
@@ -173,9 +183,9 @@ impl SharedMemory {
                     other_pc: None,
                 });
             }
-            self.write_epoch[word] = self.epoch;
-            self.write_thread[word] = MANY;
-            self.write_pc[word] = pc;
+            w.write_epoch = self.epoch;
+            w.write_thread = MANY;
+            w.write_pc = pc;
         }
         hazard
     }

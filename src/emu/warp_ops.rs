@@ -19,6 +19,8 @@ use super::warp::{WARP_SYNC, Warp};
 impl BlockRunner<'_> {
     /// Executes the warp-level instruction at `pc` for lanes `m`; false when it must wait for
     /// threads on another path first (nothing was executed).
+    // Out of line: keeps the hot ALU dispatch in `execute` small (its stack frame, too).
+    #[inline(never)]
     pub(super) fn warp_op(&mut self, warp: &mut Warp, pc: usize, m: u32) -> Result<bool, EmuFault> {
         let inst = &self.prog.insts[pc];
         if self.cfg.lanes_per_warp != 32 {

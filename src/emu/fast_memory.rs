@@ -1,0 +1,300 @@
+//! The common memory accesses, fast: one 4- or 8-byte element per lane of global memory
+//! (`ld.global.f32`, `st.global.u64`, ...) whose active lanes all fall, aligned, inside one
+//! buffer, and one 4-byte element per lane of shared memory (`ld.shared.f32`), outside the
+//! watched block. That is almost every access of a stencil kernel, and the general path
+//! (block_memory.rs) resolves, bounds-checks and looks up the buffer lane by lane. Anything
+//! else (vectors, sub-word sizes, generic addresses, a lane out of bounds or misaligned,
+//! tracing) returns `false` and takes the general path, which also words the faults; so the
+//! counts and the checks are the same either way.
+
+use super::block::BlockRunner;
+use super::ir::{Kind, MemSpace};
+use super::memory::GlobalMemory;
+use super::warp::{FULL, Warp};
+
+/// Distinct 32-byte sectors of one warp access, one sector per lane in `sectors[..n]`.
+/// Lanes of a coalesced access span a few sectors: a 64-bit mask over the span counts them
+/// without sorting; a wider span falls back to sorting.
+#[inline]
+pub(super) fn distinct_in_span(sectors: &mut [u64]) -> u64 {
+    let Some(&first) = sectors.first() else { return 0 };
+    let (lo, hi) = sectors
+        .iter()
+        .fold((first, first), |(lo, hi), &s| (lo.min(s), hi.max(s)));
+    if hi - lo < 64 {
+        let bits = sectors.iter().fold(0u64, |acc, &s| acc | 1 << (s - lo));
+        return bits.count_ones() as u64;
+    }
+    super::block_memory::distinct_sectors(sectors)
+}
+
+/// Every lane's address `base[l] + offset` (inactive lanes too: they are masked later), in
+/// a loop the compiler vectorises.
+#[inline(always)]
+fn lane_addresses(warp: &Warp, addr: super::ir::Addr) -> [u64; 32] {
+    let offset = addr.offset as u64;
+    match addr.base {
+        Some(r) => {
+            let base: &[u64; 32] = warp.reg(r).try_into().expect("32 lanes");
+            std::array::from_fn(|l| base[l].wrapping_add(offset))
+        }
+        None => [offset; 32],
+    }
+}
+
+/// All ones for the active lanes of `m`, zero for the rest.
+#[inline(always)]
+fn lane_masks(m: u32) -> [u64; 32] {
+    std::array::from_fn(|l| (((m >> l) & 1) as u64).wrapping_neg())
+}
+
+impl BlockRunner<'_> {
+    /// Runs the instruction at `pc` for lanes `m` if it is the common global access;
+    /// `false` when the general path must run it (nothing has been changed then).
+    #[inline]
+    pub(super) fn global_fast(&mut self, warp: &mut Warp, pc: usize, m: u32) -> bool {
+        if self.watching() {
+            return false;
+        }
+        let inst = &self.prog.insts[pc];
+        let (bytes, addr, store_src, load) = match &inst.kind {
+            Kind::Ld {
+                space: MemSpace::Global,
+                bytes,
+                signed,
+                ds,
+                addr,
+            } if ds.len() == 1 && (*bytes == 4 || *bytes == 8) => {
+                let Some(d) = ds[0] else { return false };
+                (*bytes as u64, *addr, None, Some((d, *signed && *bytes == 4)))
+            }
+            Kind::St {
+                space: MemSpace::Global,
+                bytes,
+                srcs,
+                addr,
+            } if srcs.len() == 1 && (*bytes == 4 || *bytes == 8) => (*bytes as u64, *addr, Some(srcs[0]), None),
+            _ => return false,
+        };
+        let addrs = lane_addresses(warp, addr);
+        // One buffer for every active lane, aligned: else the general path decides.
+        let first = addrs[m.trailing_zeros() as usize];
+        let Some(buffer) = buffer_of(self.mem, first, bytes) else {
+            return false;
+        };
+        let (lo, hi) = {
+            let b = &self.mem.buffers[buffer];
+            (b.base, b.end() - bytes)
+        };
+        let active = lane_masks(m);
+        let mut misfit = 0u64;
+        let (mut first_sector, mut last_sector) = (u64::MAX, 0u64);
+        for l in 0..32 {
+            let a = addrs[l];
+            misfit |= ((a & (bytes - 1)) | (a < lo || a > hi) as u64) & active[l];
+            first_sector = first_sector.min((a >> 5) | !active[l]);
+            last_sector = last_sector.max((a >> 5) & active[l]);
+        }
+        if misfit != 0 {
+            return false;
+        }
+        let n = m.count_ones() as u64;
+        // Aligned 4- and 8-byte elements sit in one sector each: the distinct sectors are
+        // a bit set over the (usually short) span between the first and the last.
+        let sectors = if last_sector - first_sector < 64 {
+            let mut bits = 0u64;
+            for l in 0..32 {
+                bits |= (1u64 << (((addrs[l] >> 5).wrapping_sub(first_sector)) & 63)) & active[l];
+            }
+            bits.count_ones() as u64
+        } else {
+            let mut list = [0u64; 32];
+            let mut k = 0;
+            for (l, a) in addrs.iter().enumerate() {
+                if (m >> l) & 1 != 0 {
+                    list[k] = a >> 5;
+                    k += 1;
+                }
+            }
+            distinct_in_span(&mut list[..k])
+        };
+        let mem = self.mem;
+        let words = |l: usize| ((addrs[l] - lo) / 4) as usize;
+        match (store_src, load) {
+            (Some(src), _) => {
+                let values = self.read(warp, src);
+                for (l, &v) in values.iter().enumerate() {
+                    if (m >> l) & 1 != 0 {
+                        mem.store_words(buffer, words(l), bytes, v);
+                    }
+                }
+            }
+            (None, Some((d, sign_extend))) => {
+                let mut loaded = [0u64; 32];
+                for (l, slot) in loaded.iter_mut().enumerate() {
+                    if (m >> l) & 1 != 0 {
+                        let v = mem.load_words(buffer, words(l), bytes);
+                        *slot = if sign_extend { v as u32 as i32 as i64 as u64 } else { v };
+                    }
+                }
+                let dst = warp.reg_mut(d);
+                if m == FULL {
+                    dst.copy_from_slice(&loaded);
+                } else {
+                    for l in 0..32 {
+                        if (m >> l) & 1 != 0 {
+                            dst[l] = loaded[l];
+                        }
+                    }
+                }
+            }
+            (None, None) => unreachable!("a load has a destination"),
+        }
+        let s = &mut self.stats.per_pc[pc];
+        s.global_warp_insts += 1;
+        s.global_lanes += n;
+        s.sectors += sectors;
+        s.ideal_sectors += (n * bytes).div_ceil(32);
+        true
+    }
+}
+
+impl BlockRunner<'_> {
+    /// Runs the instruction at `pc` for lanes `m` if it is a 4-byte shared access of one
+    /// element per lane; `false` when the general path must run it (nothing changed then).
+    /// Every lane's access still goes through the race and uninitialised-read bookkeeping.
+    #[inline]
+    pub(super) fn shared_fast(&mut self, warp: &mut Warp, pc: usize, m: u32) -> bool {
+        if self.watching() {
+            return false;
+        }
+        let inst = &self.prog.insts[pc];
+        let (addr, store_src, load) = match &inst.kind {
+            Kind::Ld {
+                space: MemSpace::Shared,
+                bytes: 4,
+                ds,
+                addr,
+                ..
+            } if ds.len() == 1 => {
+                let Some(d) = ds[0] else { return false };
+                (*addr, None, Some(d))
+            }
+            Kind::St {
+                space: MemSpace::Shared,
+                bytes: 4,
+                srcs,
+                addr,
+            } if srcs.len() == 1 => (*addr, Some(srcs[0]), None),
+            _ => return false,
+        };
+        let addrs = lane_addresses(warp, addr);
+        let limit = self.shared.size().saturating_sub(4);
+        let active = lane_masks(m);
+        let first = addrs[m.trailing_zeros() as usize];
+        let mut misfit = 0u64;
+        // A row of consecutive words (the usual tile access) has no bank conflict: seen here
+        // in passing, it spares the general count.
+        let mut gaps = 0u64;
+        for l in 0..32 {
+            let a = addrs[l];
+            misfit |= ((a & 3) | (a > limit) as u64) & active[l];
+            gaps |= (a ^ first.wrapping_add(4 * l as u64)) & active[l];
+        }
+        if misfit != 0 || m == 0 {
+            return false;
+        }
+        let consecutive = gaps == 0 && m == FULL;
+        match (store_src, load) {
+            (Some(src), _) => {
+                let values = self.read(warp, src);
+                for l in 0..32 {
+                    if (m >> l) & 1 != 0 {
+                        let offset = addrs[l];
+                        self.shared.store(offset, 4, values[l]);
+                        if let Some(h) = self.shared.note_write(offset, 4, warp.linear[l], pc as u32) {
+                            self.note_hazard(warp, l, pc, h);
+                        }
+                    }
+                }
+            }
+            (None, Some(d)) => {
+                let mut loaded = [0u64; 32];
+                for (l, slot) in loaded.iter_mut().enumerate() {
+                    if (m >> l) & 1 != 0 {
+                        let offset = addrs[l];
+                        *slot = self.shared.load(offset, 4);
+                        if let Some(h) = self.shared.note_read(offset, 4, warp.linear[l], pc as u32) {
+                            self.note_hazard(warp, l, pc, h);
+                        }
+                    }
+                }
+                let dst = warp.reg_mut(d);
+                for l in 0..32 {
+                    if (m >> l) & 1 != 0 {
+                        dst[l] = loaded[l];
+                    }
+                }
+            }
+            (None, None) => unreachable!("a load has a destination"),
+        }
+        self.stats.shared_requests += 1;
+        if !consecutive {
+            let mut offsets = [(0u64, 4u32); 32];
+            let mut n = 0;
+            for (l, &a) in addrs.iter().enumerate() {
+                if (m >> l) & 1 != 0 {
+                    offsets[n].0 = a;
+                    n += 1;
+                }
+            }
+            self.stats.bank_conflicts += super::shared::bank_conflicts(&offsets[..n]);
+        }
+        true
+    }
+}
+
+impl BlockRunner<'_> {
+    /// `ld.param` of one element at a fixed offset (how kernels read their arguments): the
+    /// same value for every lane; `false` for anything else.
+    #[inline]
+    pub(super) fn param_fast(&mut self, warp: &mut Warp, pc: usize, m: u32) -> bool {
+        let inst = &self.prog.insts[pc];
+        let Kind::Ld {
+            space: MemSpace::Param,
+            bytes,
+            signed,
+            ds,
+            addr,
+        } = &inst.kind
+        else {
+            return false;
+        };
+        let (Some(Some(d)), 1, None) = (ds.first(), ds.len(), addr.base) else {
+            return false;
+        };
+        let (at, bytes) = (addr.offset as usize, *bytes as usize);
+        let Some(raw) = self.cfg.params.get(at..at + bytes) else {
+            return false; // past the parameters: the general path says so
+        };
+        let mut v = [0u8; 8];
+        v[..bytes].copy_from_slice(raw);
+        let mut value = u64::from_le_bytes(v);
+        if *signed && bytes < 8 {
+            value = super::alu::sext(value, bytes as u8 * 8) as u64;
+        }
+        let dst = warp.reg_mut(*d);
+        for (l, slot) in dst.iter_mut().enumerate() {
+            if (m >> l) & 1 != 0 {
+                *slot = value;
+            }
+        }
+        true
+    }
+}
+
+/// The buffer holding `[at, at + bytes)` when `at` is aligned to `bytes`.
+#[inline]
+fn buffer_of(mem: &GlobalMemory, at: u64, bytes: u64) -> Option<usize> {
+    mem.find(at, bytes as u32).ok()
+}
