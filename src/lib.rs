@@ -11,6 +11,7 @@ pub mod cli;
 pub mod compile;
 pub mod cudalibs;
 pub mod emu;
+pub mod fetches;
 pub mod gpu;
 pub mod harness;
 pub mod lesson;

@@ -1,6 +1,7 @@
 //! The headless command line: how tests, CI and classroom grading drive haloscope.
 
 mod doctor;
+mod heatmap;
 mod lessons;
 mod print;
 mod run;
@@ -57,6 +58,9 @@ pub enum Command {
     Doctor,
     /// List the PTX instruction forms the emulator runs and those it does not.
     EmulatorCoverage,
+    /// How many times each input element is fetched from global memory in one launch (the
+    /// app's heat map), on the emulator.
+    Heatmap(HeatmapArgs),
     /// Launch kernels on the GPU with no profiler attached (for `ncu` comparisons): each
     /// `--kernel` in turn, `count` times, one line per kernel on stdout.
     #[command(hide = true)]
@@ -102,6 +106,24 @@ pub struct RunArgs {
     /// Path of libnvrtc to use (also: $HALOSCOPE_NVRTC).
     #[arg(long, value_name = "FILE")]
     pub nvrtc: Option<PathBuf>,
+}
+
+#[derive(clap::Args, Debug)]
+pub struct HeatmapArgs {
+    #[arg(long)]
+    pub lesson: String,
+    /// Kernel source (default: the lesson's starter).
+    #[arg(long, value_name = "FILE")]
+    pub kernel: Option<PathBuf>,
+    /// Launch size (default: the lesson's middle verification size).
+    #[arg(long)]
+    pub n: Option<u32>,
+    /// First element of the window counted in a large launch, as x,y,z.
+    #[arg(long, value_delimiter = ',', num_args = 1..=3)]
+    pub origin: Vec<u32>,
+    /// Print the counts as JSON.
+    #[arg(long)]
+    pub json: bool,
 }
 
 #[derive(clap::Args, Debug, Default)]
@@ -151,6 +173,7 @@ pub fn main_with(cli: Cli) -> i32 {
         }) => lessons::check(&dir, no_run),
         Some(Command::Doctor) => doctor::doctor(),
         Some(Command::EmulatorCoverage) => emulator_coverage(),
+        Some(Command::Heatmap(args)) => heatmap::heatmap(&course_dir, &args),
         Some(Command::Compile {
             lesson,
             kernel,

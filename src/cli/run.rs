@@ -42,7 +42,7 @@ pub fn run(course_dir: &Path, args: &RunArgs) -> i32 {
 
 /// The lesson `lesson_id` of the course and the kernel to run against it (its starter when
 /// none is given). Errors are printed; the `Err` is the exit code.
-fn lesson_and_kernel(
+pub(super) fn lesson_and_kernel(
     course_dir: &Path,
     lesson_id: &str,
     kernel: Option<&Path>,

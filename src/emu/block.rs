@@ -4,6 +4,7 @@
 use super::alu;
 use super::barrier::{BARRIERS, Barriers};
 use super::fault::{EmuFault, EmuFaultKind};
+use super::fetch_map::{FetchCounter, FetchMap, FetchWindow};
 use super::ir::*;
 use super::memory::{GlobalMemory, LOCAL_WINDOW, SHARED_WINDOW};
 use super::shared::SharedMemory;
@@ -27,6 +28,9 @@ pub struct LaunchConfig {
     pub step_budget: u64,
     /// 32 for real warps; 1 runs every thread alone (the naive baseline of the benchmark).
     pub lanes_per_warp: u32,
+    /// Count the input's fetches in this window (the heat map), with the input buffer's
+    /// address range.
+    pub fetch_map: Option<(FetchWindow, u64, u64)>,
 }
 
 /// Per-instruction working arrays of the memory instructions (block_memory.rs), reused; only the parts an instruction writes are read.
@@ -64,6 +68,8 @@ pub struct BlockRunner<'a> {
     watching: bool,
     pub(super) traced: Vec<u32>,
     pub(super) scratch: Option<Box<Scratch>>,
+    /// The heat map's counts, when the launch asked for them.
+    pub(super) fetch: Option<FetchCounter>,
 }
 
 /// Accesses traced per thread of the watched block: enough for several z steps in 3D.
@@ -110,6 +116,9 @@ impl<'a> BlockRunner<'a> {
             watching: false,
             traced: Vec::new(),
             scratch: Some(Box::default()),
+            fetch: cfg
+                .fetch_map
+                .map(|(window, base, end)| FetchCounter::new(FetchMap::new(window, prog), base, end)),
         }
     }
 

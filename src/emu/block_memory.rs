@@ -278,6 +278,9 @@ impl BlockRunner<'_> {
                                     self.mem.store(buffer, at, bytes, store_values[e][l]);
                                 } else {
                                     loaded[e][l] = self.mem.load(buffer, at, bytes);
+                                    if let Some(fetch) = &mut self.fetch {
+                                        fetch.lane_load(at, bytes, self.prog.insts[pc].line);
+                                    }
                                 }
                                 if self.tracing(warp, l) {
                                     let b = &self.mem.buffers[buffer];
@@ -333,6 +336,9 @@ impl BlockRunner<'_> {
                             }
                         }
                     }
+                }
+                if let Some(fetch) = &mut self.fetch {
+                    fetch.end_instruction();
                 }
                 if global_lanes > 0 {
                     let s = &mut self.stats.per_pc[pc];

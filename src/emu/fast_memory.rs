@@ -53,7 +53,7 @@ impl BlockRunner<'_> {
     /// `false` when the general path must run it (nothing has been changed then).
     #[inline]
     pub(super) fn global_fast(&mut self, warp: &mut Warp, pc: usize, m: u32) -> bool {
-        if self.watching() {
+        if self.watching() || self.fetch.is_some() {
             return false;
         }
         let inst = &self.prog.insts[pc];

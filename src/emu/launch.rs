@@ -70,6 +70,7 @@ pub fn launch(
                             }
                         }
                     }
+                    runner.stats.fetch_map = runner.fetch.take().map(|counter| counter.map);
                     runner.stats
                 })
             })

@@ -16,6 +16,7 @@ mod decode;
 mod device_call;
 mod fast_memory;
 mod fault;
+pub mod fetch_map;
 mod ir;
 mod lanes;
 mod launch;
@@ -27,7 +28,7 @@ mod stats;
 mod warp;
 mod warp_ops;
 
-pub use backend::{EmulatorBackend, EmulatorOptions, sector_profile};
+pub use backend::{EmulatorBackend, EmulatorOptions, kernel_fault, sector_profile};
 pub use block::LaunchConfig;
 pub use decode::decode_entry;
 pub use fault::{EmuFault, EmuFaultKind};
@@ -54,6 +55,8 @@ pub struct RunOptions {
     pub step_budget: u64,
     pub lanes_per_warp: u32,
     pub host_threads: usize,
+    /// Count the input's fetches in this window (the heat map).
+    pub fetch_window: Option<fetch_map::FetchWindow>,
 }
 
 impl Default for RunOptions {
@@ -64,6 +67,7 @@ impl Default for RunOptions {
             step_budget: 1 << 25,
             lanes_per_warp: 32,
             host_threads: host_threads(),
+            fetch_window: None,
         }
     }
 }
@@ -104,6 +108,9 @@ pub fn run_lesson_kernel(
         watch: options.watch,
         step_budget: options.step_budget,
         lanes_per_warp: options.lanes_per_warp,
+        fetch_map: options
+            .fetch_window
+            .map(|w| (w, in_address, in_address + 4 * input.len() as u64)),
     };
     let stats = launch(prog, &cfg, &mem, cancel, options.host_threads)?;
     mem.copy_out(1, output);

@@ -115,6 +115,8 @@ pub struct LaunchStats {
     pub trace: Vec<TracedAccess>,
     pub blocks: u64,
     pub printed: Printed,
+    /// The heat map's counts, when the launch asked for them.
+    pub fetch_map: Option<super::fetch_map::FetchMap>,
 }
 
 impl LaunchStats {
@@ -161,5 +163,10 @@ impl LaunchStats {
         }
         self.trace.extend(other.trace);
         self.printed.merge(other.printed);
+        match (&mut self.fetch_map, other.fetch_map) {
+            (Some(mine), Some(theirs)) => mine.merge(&theirs),
+            (mine @ None, theirs) => *mine = theirs,
+            _ => {}
+        }
     }
 }
