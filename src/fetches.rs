@@ -21,12 +21,12 @@ pub fn offered_sizes(lesson: &Lesson) -> Vec<u32> {
         .collect()
 }
 
-/// Elements per axis of the window counted of a large launch: the whole of 1D up to 2^20, a
+/// Elements per axis of the window counted of a large launch: 4,096 in 1D (n=1000 whole), a
 /// 2D window of 512 x 512 (n=257 whole), a 3D one of 64^3 (n=33 whole; about a quarter
 /// million cells, 4 MB of counts).
 pub fn window_side(dims: u32) -> u32 {
     match dims {
-        1 => 1 << 20,
+        1 => 1 << 12,
         2 => 512,
         _ => 64,
     }

@@ -36,6 +36,8 @@ pub enum Action {
     CloseSolutionDialog,
     RestoreBeforeReplace,
     ToggleFind,
+    /// Presenter mode on or off: the results full-window, larger, for a projector.
+    TogglePresenter,
 }
 
 impl Action {
@@ -106,6 +108,7 @@ impl App {
                     self.editor.replace_text(previous);
                 }
             }
+            Action::TogglePresenter => self.presenting = !self.presenting,
             Action::ToggleFind => {
                 self.editor.find.open = !self.editor.find.open;
                 self.editor.find.focus = self.editor.find.open;

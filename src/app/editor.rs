@@ -246,6 +246,10 @@ fn code_area(app: &mut App, ui: &mut Ui) {
     let id = Id::unique(EDITOR_ID);
     let font = FontId::monospace(13.0);
     let row_height = ui.fonts_mut(|f| f.row_height(&font));
+    let wrap = app.saved.prefs.wrap_code;
+    // The text box fills the column's height (the code area below the last line is the
+    // editor's too, not an empty panel).
+    let rows = ((ui.available_height() - 24.0) / row_height).floor().max(8.0) as usize;
     let editor = &mut app.editor;
     let mut scroll_to: Option<f32> = None;
     if let Some((line, column)) = editor.pending_cursor.take() {
@@ -269,14 +273,18 @@ fn code_area(app: &mut App, ui: &mut Ui) {
     } = editor;
     let mut layouter = |ui: &Ui, text: &dyn egui::TextBuffer, wrap_width: f32| {
         let mut job = highlighter.layout(text.as_str(), font.clone());
-        // Code does not wrap: long lines scroll sideways.
-        let _ = wrap_width;
-        job.wrap.max_width = f32::INFINITY;
+        // Wrapped, long lines continue on the next rows (the gutter numbers only the first);
+        // unwrapped, they scroll sideways.
+        job.wrap.max_width = if wrap { wrap_width } else { f32::INFINITY };
         ui.ctx().fonts_mut(|f| f.layout_job(job))
     };
-    let area = egui::ScrollArea::both()
-        .id_salt("editor_scroll")
-        .auto_shrink([false, false]);
+    let area = if wrap {
+        egui::ScrollArea::vertical()
+    } else {
+        egui::ScrollArea::both()
+    }
+    .id_salt("editor_scroll")
+    .auto_shrink([false, false]);
     let area = match scroll_to {
         Some(y) => area.vertical_scroll_offset((y - 120.0).max(0.0)),
         None => area,
@@ -287,7 +295,7 @@ fn code_area(app: &mut App, ui: &mut Ui) {
             .id(id)
             .code_editor()
             .desired_width(f32::INFINITY)
-            .desired_rows(30)
+            .desired_rows(rows)
             .margin(egui::Margin {
                 left: GUTTER_WIDTH as i8,
                 right: 4,

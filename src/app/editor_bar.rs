@@ -50,6 +50,13 @@ pub(super) fn toolbar(app: &mut App, ui: &mut Ui) {
         if ui.button("Find").on_hover_text("Ctrl+F").clicked() {
             app.actions.push(Action::ToggleFind);
         }
+        if ui
+            .checkbox(&mut app.saved.prefs.wrap_code, "Wrap lines")
+            .on_hover_text("Soft-wrap long lines; off: they scroll sideways")
+            .changed()
+        {
+            app.actions.push(Action::SavePrefs);
+        }
         ui.separator();
         ui.label(format!("{} · line {}", app.editor.file_name(), app.editor.cursor_line));
     });

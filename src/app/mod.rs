@@ -10,6 +10,7 @@ mod editor;
 mod editor_bar;
 mod files;
 mod gutter;
+pub mod heatmap;
 pub mod highlight;
 mod instrument;
 mod lesson_panel;
@@ -50,9 +51,14 @@ pub struct GuiOptions {
     /// Put this file in the editor at start (the frame benchmark's 500-line kernel).
     pub load_file: Option<PathBuf>,
     pub result_tab: Option<ResultTab>,
+    /// Start in presenter mode.
+    pub presenting: bool,
     /// Seed for every run's inputs (default: a fresh one per run).
     pub seed: Option<u64>,
 }
+
+/// How much larger presenter mode draws than the learner's zoom.
+pub const PRESENTER_ZOOM: f32 = 1.5;
 
 /// What is saved between sessions: preferences and each lesson's attempts.
 pub struct Saved {
@@ -86,10 +92,13 @@ pub struct App {
     pub cache: Caches,
     pub editor: editor::EditorState,
     pub diagram: diagram::DiagramState,
+    pub heatmap: heatmap::HeatMapState,
     pub backends: SharedBackends,
     pub gpu_available: bool,
     pub status: String,
     pub confirm_solution: bool,
+    /// Presenter mode (F5): results full-window and larger; not saved.
+    pub presenting: bool,
     pub chart_rect: Option<egui::Rect>,
     /// This frame's requests from the panels, applied once at its end.
     pub actions: action::Actions,
@@ -145,10 +154,12 @@ impl App {
             },
             editor: editor::EditorState::new(dark),
             diagram: diagram::DiagramState::default(),
+            heatmap: Default::default(),
             backends: SharedBackends::default(),
             gpu_available: gpu_present(),
             status: String::new(),
             confirm_solution: false,
+            presenting: options.presenting,
             chart_rect: None,
             actions: Default::default(),
             file_dialog: None,
@@ -220,6 +231,7 @@ impl App {
         self.editor.load(&lesson, &starter, key, text);
         self.saved.prefs.lesson = Some(id.to_string());
         self.diagram = diagram::DiagramState::for_lesson(&lesson);
+        self.heatmap = Default::default();
         self.save_prefs();
     }
 
@@ -310,10 +322,12 @@ impl App {
     }
 
     fn apply_theme(&mut self, ctx: &egui::Context) {
-        let wanted = (self.saved.prefs.theme, self.saved.prefs.zoom);
+        // Presenter mode enlarges everything on top of the learner's own A+/A- zoom.
+        let zoom = self.saved.prefs.zoom * if self.presenting { PRESENTER_ZOOM } else { 1.0 };
+        let wanted = (self.saved.prefs.theme, zoom);
         if self.cache.applied_theme != Some(wanted) {
             ctx.set_visuals(theme::visuals(self.saved.prefs.theme));
-            ctx.set_zoom_factor(self.saved.prefs.zoom);
+            ctx.set_zoom_factor(zoom);
             self.editor.set_dark(theme::is_dark(self.saved.prefs.theme));
             self.cache
                 .lesson_highlighter
@@ -338,6 +352,10 @@ impl App {
             self.editor.find.open = true;
             self.editor.find.focus = true;
         }
+        let leave = self.presenting && ui.input(|i| i.key_pressed(Key::Escape));
+        if ui.input_mut(|i| i.consume_key(Modifiers::NONE, Key::F5)) || leave {
+            self.actions.push(action::Action::TogglePresenter);
+        }
     }
 
     pub fn current_outcome(&self) -> Option<&RunOutcome> {
@@ -351,12 +369,14 @@ impl App {
     /// Work that is not drawing, once per frame and also while the window is hidden (eframe
     /// calls `logic` then): a run that finishes while minimised is recorded at once.
     pub fn logic(&mut self, ctx: &egui::Context) {
-        self.instrument
-            .frame(ctx, self.is_running(), self.current_outcome().is_some());
+        // A heat map being counted is work in flight too: a screenshot waits for it.
+        let busy = self.is_running() || self.heatmap.is_counting();
+        self.instrument.frame(ctx, busy, self.current_outcome().is_some());
         if self.instrument.frames() == 1 && self.options.run_at_start {
             self.actions.push(action::Action::Run);
         }
         self.poll_run();
+        self.heatmap.poll();
         self.poll_file_dialog();
         self.apply_actions(ctx);
         self.autosave();
@@ -378,15 +398,24 @@ impl App {
                 ui.label(egui::RichText::new(&self.status).small());
             });
         });
-        egui::Panel::left("lesson_panel")
-            .resizable(true)
-            .default_size(360.0)
-            .show(ui, |ui| lesson_panel::show(self, ui));
-        egui::Panel::right("results_panel")
-            .resizable(true)
-            .default_size(520.0)
-            .show(ui, |ui| results::show(self, ui));
-        egui::CentralPanel::default().show(ui, |ui| editor::show(self, ui));
+        if self.presenting {
+            // Presenter mode: the results (diagram, heat map, chart) take the whole window;
+            // the panels keep their sizes for when it ends.
+            egui::CentralPanel::default().show(ui, |ui| results::show(self, ui));
+        } else {
+            // Limits keep each column usable at 1280 x 720; egui remembers the widths.
+            egui::Panel::left("lesson_panel")
+                .resizable(true)
+                .default_size(330.0)
+                .size_range(220.0..=640.0)
+                .show(ui, |ui| lesson_panel::show(self, ui));
+            egui::Panel::right("results_panel")
+                .resizable(true)
+                .default_size(480.0)
+                .size_range(360.0..=960.0)
+                .show(ui, |ui| results::show(self, ui));
+            egui::CentralPanel::default().show(ui, |ui| editor::show(self, ui));
+        }
 
         if self.confirm_solution {
             self.solution_dialog(&ctx);

@@ -51,6 +51,7 @@ pub fn show(app: &mut App, ui: &mut Ui) {
     ui.horizontal(|ui| {
         ui.selectable_value(&mut tab, ResultTab::Result, "Result");
         ui.selectable_value(&mut tab, ResultTab::Diagram, "Diagram");
+        ui.selectable_value(&mut tab, ResultTab::HeatMap, "Heat map");
         ui.selectable_value(&mut tab, ResultTab::Chart, "Chart");
     });
     if tab != app.saved.prefs.result_tab {
@@ -63,6 +64,7 @@ pub fn show(app: &mut App, ui: &mut Ui) {
         .show(ui, |ui| match tab {
             ResultTab::Result => result(app, ui),
             ResultTab::Diagram => super::diagram::show(app, ui),
+            ResultTab::HeatMap => super::heatmap::show(app, ui),
             ResultTab::Chart => super::chart::show(app, ui),
         });
 }

@@ -29,6 +29,7 @@ pub enum ResultTab {
     #[default]
     Result,
     Diagram,
+    HeatMap,
     Chart,
 }
 
@@ -45,6 +46,9 @@ pub struct Prefs {
     /// The language kernels are written in.
     #[serde(default = "cuda")]
     pub language: crate::lesson::Language,
+    /// Soft-wrap long kernel lines (else they scroll sideways).
+    #[serde(default = "yes")]
+    pub wrap_code: bool,
 }
 
 impl Default for Prefs {
@@ -58,8 +62,13 @@ impl Default for Prefs {
             result_tab: ResultTab::default(),
             hints_shown: BTreeMap::new(),
             language: cuda(),
+            wrap_code: true,
         }
     }
+}
+
+fn yes() -> bool {
+    true
 }
 
 fn cuda() -> crate::lesson::Language {

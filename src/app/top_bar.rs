@@ -39,6 +39,14 @@ impl App {
                     self.actions.push(Action::SavePrefs);
                 }
                 ui.label(format!("{:.0}%", self.saved.prefs.zoom * 100.0));
+                let present = if self.presenting { "Leave presenter (F5)" } else { "Present (F5)" };
+                if ui
+                    .selectable_label(self.presenting, present)
+                    .on_hover_text("The results, diagram and heat map full-window and larger, for a projector (F5 or Esc to leave)")
+                    .clicked()
+                {
+                    self.actions.push(Action::TogglePresenter);
+                }
             });
         });
     }

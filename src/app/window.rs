@@ -20,6 +20,9 @@ pub fn run_gui(options: GuiOptions) -> i32 {
             .with_inner_size(size)
             .with_app_id("haloscope"),
         persist_window: std::env::var_os("HALOSCOPE_WINDOW").is_none(),
+        // The window and panel layout live with the learner's data, so a fresh data
+        // directory (a screenshot, a test, a classroom account) starts from the defaults.
+        persistence_path: Some(options.data_dir.join("window")),
         multisampling: 0,
         ..Default::default()
     };

@@ -146,9 +146,12 @@ pub struct GuiArgs {
     /// Load this file into the editor at start.
     #[arg(long, value_name = "FILE")]
     pub open: Option<PathBuf>,
-    /// Start on this results tab: result, diagram or chart.
+    /// Start on this results tab: result, diagram, heatmap or chart.
     #[arg(long)]
     pub tab: Option<String>,
+    /// Start in presenter mode (F5 toggles it).
+    #[arg(long)]
+    pub present: bool,
 }
 
 #[derive(Subcommand, Debug)]
@@ -212,6 +215,7 @@ fn gui(course_dir: PathBuf, args: GuiArgs) -> i32 {
     let result_tab = match args.tab.as_deref() {
         Some("diagram") => Some(ResultTab::Diagram),
         Some("chart") => Some(ResultTab::Chart),
+        Some("heatmap") => Some(ResultTab::HeatMap),
         Some("result") => Some(ResultTab::Result),
         _ => None,
     };
@@ -223,6 +227,7 @@ fn gui(course_dir: PathBuf, args: GuiArgs) -> i32 {
         screenshot: args.screenshot,
         frame_bench: args.frame_bench,
         load_file: args.open,
+        presenting: args.present,
         result_tab,
         seed: None,
     })
