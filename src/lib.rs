@@ -8,6 +8,7 @@ pub mod app;
 pub mod backend;
 pub mod backends;
 pub mod cli;
+pub mod compare;
 pub mod compile;
 pub mod cudalibs;
 pub mod emu;
@@ -18,6 +19,7 @@ pub mod lesson;
 pub mod pipeline;
 pub mod ptx;
 pub mod reads;
+pub mod replay;
 pub mod report;
 
 /// When this process started (set first thing in `main`), for the launch-to-first-frame figure.

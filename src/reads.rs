@@ -113,14 +113,16 @@ impl TileShape {
         }
     }
 
-    fn cell_of(&self, offset: u64) -> Option<(u32, u32)> {
+    /// The tile cell (row, column) of a shared-memory byte offset, if it is inside the tile.
+    pub fn cell_of(&self, offset: u64) -> Option<(u32, u32)> {
         let word = offset / 4;
         (offset.is_multiple_of(4) && word < (self.width * self.rows) as u64)
             .then(|| ((word / self.width as u64) as u32, (word % self.width as u64) as u32))
     }
 }
 
-fn coords(n: u32, dims: u32, element: u64) -> [i64; 3] {
+/// Grid coordinates of a linear element index of a size-`n` launch.
+pub fn coords(n: u32, dims: u32, element: u64) -> [i64; 3] {
     let n = n as u64;
     let x = element % n;
     let y = if dims >= 2 { (element / n) % n } else { 0 };
@@ -165,7 +167,7 @@ pub fn reads_of(lesson: &Lesson, n: u32, trace: &[TracedAccess], thread: [u32; 3
                 .iter()
                 .enumerate()
                 .rev()
-                .find(|(_, a)| a.space == "shared" && Some(&a.value) == value);
+                .find(|(_, a)| a.space == "shared" && !a.store && Some(&a.value) == value);
             let global = step.iter().enumerate().rev().find(|(_, a)| {
                 a.space == "global"
                     && !a.store

@@ -84,7 +84,7 @@ fn explain(class: CellClass, dims: u32) -> &'static str {
 }
 
 /// Patch geometry: rows x cols of cells, the thread's own cell at (ty + 1, tx + 1).
-fn patch(lesson: &Lesson) -> (i64, i64) {
+pub(super) fn patch(lesson: &Lesson) -> (i64, i64) {
     match lesson.stencil.dims {
         1 => (1, lesson.block[0] as i64 + 2),
         _ => (lesson.block[1] as i64 + 2, lesson.block[0] as i64 + 2),
@@ -109,6 +109,8 @@ pub fn show(app: &mut App, ui: &mut Ui) {
         .as_deref()
         .and_then(|id| app.runs.outcomes.get(id));
     let reads = app.diagram.reads(&lesson, outcome);
+    super::replay::show(app, ui);
+    ui.separator();
     ui.label(RichText::new(format!("Block {}x{} and its halo", lesson.block[0], lesson.block[1])).strong());
     legend(ui, &pal);
     let picked = draw_patch(ui, &lesson, &pal, app.diagram.picked, reads.as_ref());

@@ -4,6 +4,7 @@
 
 pub mod action;
 mod chart;
+pub mod compare;
 mod diagram;
 mod diagram_lists;
 mod editor;
@@ -14,6 +15,7 @@ pub mod heatmap;
 pub mod highlight;
 mod instrument;
 mod lesson_panel;
+mod replay;
 mod results;
 pub mod runner;
 pub mod state;
@@ -93,6 +95,8 @@ pub struct App {
     pub editor: editor::EditorState,
     pub diagram: diagram::DiagramState,
     pub heatmap: heatmap::HeatMapState,
+    pub replay: replay::ReplayState,
+    pub compare: compare::CompareState,
     pub backends: SharedBackends,
     pub gpu_available: bool,
     pub status: String,
@@ -155,6 +159,8 @@ impl App {
             editor: editor::EditorState::new(dark),
             diagram: diagram::DiagramState::default(),
             heatmap: Default::default(),
+            replay: Default::default(),
+            compare: Default::default(),
             backends: SharedBackends::default(),
             gpu_available: gpu_present(),
             status: String::new(),
@@ -232,6 +238,8 @@ impl App {
         self.saved.prefs.lesson = Some(id.to_string());
         self.diagram = diagram::DiagramState::for_lesson(&lesson);
         self.heatmap = Default::default();
+        self.replay = Default::default();
+        self.compare = Default::default();
         self.save_prefs();
     }
 
@@ -369,14 +377,16 @@ impl App {
     /// Work that is not drawing, once per frame and also while the window is hidden (eframe
     /// calls `logic` then): a run that finishes while minimised is recorded at once.
     pub fn logic(&mut self, ctx: &egui::Context) {
-        // A heat map being counted is work in flight too: a screenshot waits for it.
-        let busy = self.is_running() || self.heatmap.is_counting();
+        // A heat map being counted or a comparison being run is work in flight too: a
+        // screenshot waits for it.
+        let busy = self.is_running() || self.heatmap.is_counting() || self.compare.is_running();
         self.instrument.frame(ctx, busy, self.current_outcome().is_some());
         if self.instrument.frames() == 1 && self.options.run_at_start {
             self.actions.push(action::Action::Run);
         }
         self.poll_run();
         self.heatmap.poll();
+        self.compare.poll();
         self.poll_file_dialog();
         self.apply_actions(ctx);
         self.autosave();

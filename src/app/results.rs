@@ -52,6 +52,7 @@ pub fn show(app: &mut App, ui: &mut Ui) {
         ui.selectable_value(&mut tab, ResultTab::Result, "Result");
         ui.selectable_value(&mut tab, ResultTab::Diagram, "Diagram");
         ui.selectable_value(&mut tab, ResultTab::HeatMap, "Heat map");
+        ui.selectable_value(&mut tab, ResultTab::Compare, "Compare");
         ui.selectable_value(&mut tab, ResultTab::Chart, "Chart");
     });
     if tab != app.saved.prefs.result_tab {
@@ -65,6 +66,7 @@ pub fn show(app: &mut App, ui: &mut Ui) {
             ResultTab::Result => result(app, ui),
             ResultTab::Diagram => super::diagram::show(app, ui),
             ResultTab::HeatMap => super::heatmap::show(app, ui),
+            ResultTab::Compare => super::compare::show(app, ui),
             ResultTab::Chart => super::chart::show(app, ui),
         });
 }

@@ -30,6 +30,7 @@ pub enum ResultTab {
     Result,
     Diagram,
     HeatMap,
+    Compare,
     Chart,
 }
 

@@ -146,7 +146,7 @@ pub struct GuiArgs {
     /// Load this file into the editor at start.
     #[arg(long, value_name = "FILE")]
     pub open: Option<PathBuf>,
-    /// Start on this results tab: result, diagram, heatmap or chart.
+    /// Start on this results tab: result, diagram, heatmap, compare or chart.
     #[arg(long)]
     pub tab: Option<String>,
     /// Start in presenter mode (F5 toggles it).
@@ -216,6 +216,7 @@ fn gui(course_dir: PathBuf, args: GuiArgs) -> i32 {
         Some("diagram") => Some(ResultTab::Diagram),
         Some("chart") => Some(ResultTab::Chart),
         Some("heatmap") => Some(ResultTab::HeatMap),
+        Some("compare") => Some(ResultTab::Compare),
         Some("result") => Some(ResultTab::Result),
         _ => None,
     };

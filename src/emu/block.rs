@@ -73,7 +73,7 @@ pub struct BlockRunner<'a> {
 }
 
 /// Accesses traced per thread of the watched block: enough for several z steps in 3D.
-pub const TRACE_CAP: u32 = 96;
+pub const TRACE_CAP: u32 = 128;
 
 /// How often (in warp instructions) a warp looks at the abort and cancel flags.
 const CHECK_EVERY: u64 = 1 << 14;
@@ -174,7 +174,14 @@ impl<'a> BlockRunner<'a> {
                     warp.state = self.run_warp(warp)?;
                 }
             }
+            let waiting_at = warps
+                .iter()
+                .flat_map(|w| w.parked.iter())
+                .find_map(|p| p.wait.map(|b| b.pc));
             let (released, mismatches) = self.barriers.release_ready(warps, &self.prog.insts);
+            if released && self.watching {
+                self.trace_barrier(waiting_at);
+            }
             for m in mismatches {
                 self.note_divergent_barrier(warps, m);
             }
@@ -198,6 +205,23 @@ impl<'a> BlockRunner<'a> {
             }
             self.shared.epoch += 1;
         }
+    }
+
+    /// The watched block completed a barrier: a mark in its trace, for the replay.
+    fn trace_barrier(&mut self, pc: Option<u32>) {
+        let pc = pc.unwrap_or(0);
+        let line = self.prog.insts.get(pc as usize).map_or(0, |i| i.line);
+        self.stats.trace.push(super::stats::TracedAccess {
+            thread: [0; 3],
+            store: false,
+            pc,
+            line,
+            space: "barrier".into(),
+            buffer: None,
+            offset: 0,
+            bytes: 0,
+            value: 0,
+        });
     }
 
     /// A barrier completed through two different instructions: say where.

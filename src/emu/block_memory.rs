@@ -302,6 +302,10 @@ impl BlockRunner<'_> {
                                 for (e, values) in store_values.iter().enumerate().take(count) {
                                     self.shared.store(offset + e as u64 * bytes as u64, bytes, values[l]);
                                 }
+                                if self.tracing(warp, l) {
+                                    let value = store_values[0][l];
+                                    self.trace(warp, l, pc, "shared", None, offset, bytes, true, value);
+                                }
                                 self.shared.note_write(offset, span as u32, thread, pc as u32)
                             } else {
                                 for (e, slot) in loaded.iter_mut().enumerate().take(count) {

@@ -32,8 +32,9 @@ pub struct RawFinding {
     pub count: u64,
 }
 
-/// One global load or store, or shared load, made by a thread of the watched block (for the
-/// read-source diagram).
+/// One global or shared load or store made by a thread of the watched block (for the
+/// read-source diagram and the block replay), or a barrier the block completed (`space`
+/// "barrier", thread (0,0,0), the barrier's line).
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct TracedAccess {
     /// Thread index within the block.

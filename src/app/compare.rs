@@ -1,0 +1,277 @@
+//! The Compare tab: two attempts (or an attempt and the starter, the solution or the
+//! editor's text) side by side, each line with the sectors it issued in its own emulator
+//! run, the difference per line, and both totals and verdicts. The runs happen on a thread
+//! of their own and are kept by source, so flipping between pairs is immediate.
+
+use super::App;
+use super::theme::palette;
+use crate::backend::{BackendChoice, CancelFlag};
+use crate::backends::{Backends, GpuProbe};
+use crate::compare::{align, sectors_per_line};
+use crate::lesson::Lesson;
+use crate::pipeline::RunRequest;
+use crate::report::{RunReport, thousands};
+use egui::{RichText, Ui};
+use std::collections::HashMap;
+use std::sync::mpsc::{Receiver, channel};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Side {
+    Starter,
+    Solution,
+    Editor,
+    /// Attempt `i` of the lesson's history (0 = the first).
+    Attempt(usize),
+}
+
+pub struct CompareState {
+    pub left: Side,
+    pub right: Side,
+    /// Reports by source text.
+    reports: HashMap<String, RunReport>,
+    job: Option<Receiver<Vec<(String, RunReport)>>>,
+}
+
+impl Default for CompareState {
+    fn default() -> CompareState {
+        CompareState {
+            left: Side::Starter,
+            right: Side::Editor,
+            reports: HashMap::new(),
+            job: None,
+        }
+    }
+}
+
+impl CompareState {
+    pub fn is_running(&self) -> bool {
+        self.job.is_some()
+    }
+
+    /// Takes finished runs off their thread; called every frame from `App::logic`.
+    pub fn poll(&mut self) {
+        let Some(rx) = &self.job else { return };
+        if let Ok(done) = rx.try_recv() {
+            self.reports.extend(done);
+            self.job = None;
+        }
+    }
+
+    fn start(&mut self, lesson: Lesson, sources: Vec<(String, String)>, repaint: impl Fn() + Send + 'static) {
+        let (tx, rx) = channel();
+        std::thread::Builder::new()
+            .name("compare".into())
+            .spawn(move || {
+                let mut backends = Backends::new(GpuProbe::Hidden);
+                let done = sources
+                    .into_iter()
+                    .map(|(source, name)| {
+                        let request = RunRequest {
+                            source: source.clone(),
+                            source_name: name,
+                            kernel_file: "<compare>".into(),
+                            seed: Some(1),
+                            nvrtc_path: None,
+                        };
+                        let report = backends
+                            .run(
+                                &lesson,
+                                &request,
+                                BackendChoice::Emu,
+                                false,
+                                &mut |_| {},
+                                &CancelFlag::default(),
+                            )
+                            .report;
+                        (source, report)
+                    })
+                    .collect();
+                let _ = tx.send(done);
+                repaint();
+            })
+            .expect("spawn the compare thread");
+        self.job = Some(rx);
+    }
+}
+
+/// The text of one side, and the file name it compiles under.
+fn source_of(app: &App, lesson: &Lesson, side: Side) -> Option<(String, String)> {
+    let (starter, solution) = app.kernels(lesson);
+    let file = |path: &std::path::Path| {
+        let name = path.file_name()?.to_string_lossy().into_owned();
+        Some((std::fs::read_to_string(path).ok()?, name))
+    };
+    match side {
+        Side::Starter => file(&starter),
+        Side::Solution => file(&solution),
+        Side::Editor => Some((app.editor.text.clone(), app.editor.file_name())),
+        Side::Attempt(i) => app
+            .saved
+            .progress
+            .get(&lesson.id)
+            .and_then(|p| p.attempts.get(i))
+            .map(|a| (a.source.clone(), app.editor.file_name())),
+    }
+}
+
+fn side_name(app: &App, lesson: &Lesson, side: Side) -> String {
+    match side {
+        Side::Starter => "starter".into(),
+        Side::Solution => "solution".into(),
+        Side::Editor => "editor (now)".into(),
+        Side::Attempt(i) => {
+            let attempt = app.saved.progress.get(&lesson.id).and_then(|p| p.attempts.get(i));
+            match attempt {
+                Some(a) => format!(
+                    "attempt {} ({}, {})",
+                    i + 1,
+                    a.verdict.label(),
+                    a.sectors.map_or("no sectors".into(), crate::report::compact)
+                ),
+                None => format!("attempt {}", i + 1),
+            }
+        }
+    }
+}
+
+fn picker(app: &App, lesson: &Lesson, ui: &mut Ui, label: &str, side: &mut Side) {
+    let attempts = app.saved.progress.get(&lesson.id).map_or(0, |p| p.attempts.len());
+    let text = ui.label(label);
+    egui::ComboBox::from_id_salt(format!("compare {label}"))
+        .selected_text(side_name(app, lesson, *side))
+        .width(220.0)
+        .show_ui(ui, |ui| {
+            for choice in [Side::Starter, Side::Solution, Side::Editor] {
+                ui.selectable_value(side, choice, side_name(app, lesson, choice));
+            }
+            for i in (0..attempts).rev() {
+                ui.selectable_value(side, Side::Attempt(i), side_name(app, lesson, Side::Attempt(i)));
+            }
+        })
+        .response
+        .labelled_by(text.id);
+}
+
+pub fn show(app: &mut App, ui: &mut Ui) {
+    let Some(lesson) = app.lesson().cloned() else { return };
+    let pal = palette(app.saved.prefs.theme);
+    let (mut left, mut right) = (app.compare.left, app.compare.right);
+    ui.horizontal_wrapped(|ui| {
+        picker(app, &lesson, ui, "left", &mut left);
+        picker(app, &lesson, ui, "right", &mut right);
+    });
+    app.compare.left = left;
+    app.compare.right = right;
+    let sides = [source_of(app, &lesson, left), source_of(app, &lesson, right)];
+    let [Some(l), Some(r)] = sides else {
+        ui.label("One of the two sources cannot be read.");
+        return;
+    };
+    let state = &mut app.compare;
+    let missing: Vec<(String, String)> = [&l, &r]
+        .into_iter()
+        .filter(|(source, _)| !state.reports.contains_key(source))
+        .cloned()
+        .collect();
+    if !missing.is_empty() && !state.is_running() {
+        let ctx = ui.ctx().clone();
+        let mut unique = missing;
+        unique.dedup_by(|a, b| a.0 == b.0);
+        state.start(lesson.clone(), unique, move || ctx.request_repaint());
+    }
+    let (Some(lr), Some(rr)) = (state.reports.get(&l.0), state.reports.get(&r.0)) else {
+        ui.horizontal(|ui| {
+            ui.spinner();
+            ui.label("running both on the emulator…");
+        });
+        return;
+    };
+    let total = |r: &RunReport| r.profile.as_ref().map_or(0, |p| p.sectors);
+    let verdict = |r: &RunReport| {
+        let colour = if r.verdict == crate::report::Verdict::Pass {
+            pal.pass
+        } else {
+            pal.fail
+        };
+        RichText::new(r.verdict.label()).color(colour).strong()
+    };
+    egui::Grid::new("compare totals").num_columns(3).show(ui, |ui| {
+        ui.label("");
+        ui.label(RichText::new("left").strong());
+        ui.label(RichText::new("right").strong());
+        ui.end_row();
+        ui.label("verdict");
+        ui.label(verdict(lr));
+        ui.label(verdict(rr));
+        ui.end_row();
+        ui.label("sectors");
+        ui.label(thousands(total(lr)));
+        ui.label(thousands(total(rr)));
+        ui.end_row();
+    });
+    let delta = total(rr) as i128 - total(lr) as i128;
+    ui.label(format!("right minus left: {} sectors", signed(delta)));
+    ui.separator();
+    let rows = align(&l.0, &sectors_per_line(lr), &r.0, &sectors_per_line(rr));
+    unified(ui, &rows, &pal);
+}
+
+/// The aligned lines as a unified diff (one text column, so it fits a narrow panel and a
+/// projector): left and right line numbers and sectors, the difference, then the line;
+/// lines only on the left are marked `-`, only on the right `+`.
+fn unified(ui: &mut Ui, rows: &[crate::compare::Row], pal: &super::theme::Palette) {
+    let cell = |ui: &mut Ui, text: RichText| {
+        ui.add(egui::Label::new(text).wrap_mode(egui::TextWrapMode::Extend));
+    };
+    let mono = |t: &str| RichText::new(t).monospace().size(11.0);
+    let figure = |side: &Option<(u32, String, u64)>| match side {
+        Some((_, _, s)) if *s > 0 => crate::report::compact(*s),
+        _ => String::new(),
+    };
+    let number = |side: &Option<(u32, String, u64)>| side.as_ref().map_or(String::new(), |s| s.0.to_string());
+    egui::ScrollArea::horizontal().id_salt("compare rows").show(ui, |ui| {
+        egui::Grid::new("compare lines")
+            .num_columns(6)
+            .spacing([8.0, 1.0])
+            .striped(true)
+            .show(ui, |ui| {
+                for h in ["left #", "sectors", "right #", "sectors", "difference", "line"] {
+                    cell(ui, RichText::new(h).small().strong());
+                }
+                ui.end_row();
+                for row in rows {
+                    cell(ui, mono(&number(&row.left)).weak());
+                    cell(ui, mono(&figure(&row.left)));
+                    cell(ui, mono(&number(&row.right)).weak());
+                    cell(ui, mono(&figure(&row.right)));
+                    let d = row.delta();
+                    let colour = if d > 0 { pal.fail } else { pal.pass };
+                    cell(
+                        ui,
+                        if d == 0 {
+                            mono("")
+                        } else {
+                            mono(&signed(d)).color(colour)
+                        },
+                    );
+                    let text = match (&row.left, &row.right) {
+                        (Some(_), Some(r)) => mono(&format!("  {}", r.1)),
+                        (Some(l), None) => mono(&format!("- {}", l.1)).color(pal.fail),
+                        (None, Some(r)) => mono(&format!("+ {}", r.1)).color(pal.pass),
+                        (None, None) => mono(""),
+                    };
+                    cell(ui, text);
+                    ui.end_row();
+                }
+            });
+    });
+}
+
+fn signed(v: i128) -> String {
+    let magnitude = thousands(v.unsigned_abs() as u64);
+    match v {
+        0 => "0".into(),
+        v if v > 0 => format!("+{magnitude}"),
+        _ => format!("-{magnitude}"),
+    }
+}
