@@ -21,6 +21,11 @@ for tab in diagram result; do
     xvfb-run -a -s "-screen 0 1600x1000x24" env LIBGL_ALWAYS_SOFTWARE=1 ./target/release/haloscope gui --lesson stencil-2d \
         --open "$big" --run --tab "$tab" --data-dir "$data" --frame-bench 600 2>/dev/null | sed "s/^{/{\"tab\": \"$tab\", /"
 done
+# The block replay playing at 60 steps/s (a new picture every frame), then the heat map.
+xvfb-run -a -s "-screen 0 1600x1000x24" env LIBGL_ALWAYS_SOFTWARE=1 ./target/release/haloscope gui --lesson stencil-2d \
+    --open "$big" --run --tab diagram --play --data-dir "$data" --frame-bench 600 2>/dev/null | sed "s/^{/{\"tab\": \"replay playing\", /"
+xvfb-run -a -s "-screen 0 1600x1000x24" env LIBGL_ALWAYS_SOFTWARE=1 ./target/release/haloscope gui --lesson stencil-2d \
+    --open "$big" --run --tab heatmap --data-dir "$data" --frame-bench 600 2>/dev/null | sed "s/^{/{\"tab\": \"heatmap\", /"
 # Launch to first frame: the app reports when its first frame has been presented, measured
 # from the start of the process.
 xvfb-run -a -s "-screen 0 1600x1000x24" ./target/release/haloscope gui --lesson stencil-2d --data-dir "$data" \

@@ -1,17 +1,25 @@
 #!/usr/bin/env bash
 # Real screenshots of the app under Xvfb (software rendering): the README's picture and one
-# per results tab. Needs xvfb (Debian: apt-get install xvfb xauth).
+# per results tab (the 2D solution for the replay, heat map and comparison with the starter),
+# plus presenter mode. Needs xvfb (Debian: apt-get install xvfb xauth).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 OUT="${1:-docs}"
 mkdir -p "$OUT"
 cargo build --release --quiet
-data=$(mktemp -d)
-for tab in result diagram chart; do
-    name="screenshot-$tab.png"
-    [ "$tab" = result ] && name="screenshot.png"
-    xvfb-run -a -s "-screen 0 1600x1000x24" ./target/release/haloscope gui --lesson stencil-2d --run \
-        --tab "$tab" --data-dir "$data" --screenshot "$OUT/$name"
-done
-rm -rf "$data"
+shot() { # name tab kernel [extra args]
+    local name=$1 tab=$2 kernel=$3
+    shift 3
+    local data
+    data=$(mktemp -d)
+    xvfb-run -a -s "-screen 0 1600x1000x24" env HALOSCOPE_WINDOW=1500x900 ./target/release/haloscope gui \
+        --lesson stencil-2d --run --tab "$tab" --data-dir "$data" --open "$kernel" --screenshot "$OUT/$name" "$@"
+    rm -rf "$data"
+}
+shot screenshot.png result kernels/stencil-2d/starter.cu
+shot screenshot-diagram.png diagram kernels/stencil-2d/solution.cu
+shot screenshot-heatmap.png heatmap kernels/stencil-2d/solution.cu
+shot screenshot-compare.png compare kernels/stencil-2d/solution.cu
+shot screenshot-chart.png chart kernels/stencil-2d/starter.cu
+shot screenshot-presenter.png diagram kernels/stencil-2d/solution.cu --present
 ls -la "$OUT"/screenshot*.png

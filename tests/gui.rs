@@ -6,37 +6,11 @@ mod common;
 
 use egui_kittest::Harness;
 use egui_kittest::kittest::Queryable;
+use haloscope::app::App;
 use haloscope::app::state::ResultTab;
-use haloscope::app::{App, GuiOptions};
 use haloscope::backend::BackendChoice;
 
-fn harness(data: &std::path::Path, lesson: &str) -> Harness<'static, App> {
-    let options = GuiOptions {
-        course_dir: common::root().join("lessons"),
-        data_dir: data.to_path_buf(),
-        lesson: Some(lesson.to_string()),
-        seed: Some(1234),
-        ..GuiOptions::default()
-    };
-    let mut h = Harness::builder().with_size([1500.0, 920.0]).build_eframe(move |_cc| {
-        let mut app = App::new(options);
-        app.saved.prefs.backend = BackendChoice::Emu;
-        app
-    });
-    h.run();
-    h
-}
-
-/// Steps the UI until the background run has finished (the UI keeps painting meanwhile).
-fn wait_for_run(h: &mut Harness<'static, App>) {
-    let started = std::time::Instant::now();
-    while h.state().is_running() {
-        assert!(started.elapsed().as_secs() < 120, "the run did not finish");
-        h.step();
-        std::thread::sleep(std::time::Duration::from_millis(20));
-    }
-    h.run();
-}
+use common::app::{harness, wait_for_run};
 
 #[test]
 fn run_the_starter_and_read_the_result() {

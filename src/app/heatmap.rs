@@ -153,9 +153,11 @@ pub fn show(app: &mut App, ui: &mut Ui) {
         } else {
             "Count fetches"
         };
-        if ui.add_enabled(!counting, egui::Button::new(label)).clicked()
-            || (!current && !counting && state.job.is_none() && state.done.is_none())
-        {
+        // A new size or window counts at once; an edited source waits for Recount (the
+        // editor changes with every key).
+        let same_source = state.done.as_ref().is_none_or(|(k, _)| k.source == key.source);
+        let automatic = !current && state.job.is_none() && same_source;
+        if ui.add_enabled(!counting, egui::Button::new(label)).clicked() || automatic {
             let ctx = ui.ctx().clone();
             state.start(key.clone(), lesson.clone(), app.editor.file_name(), move || {
                 ctx.request_repaint()

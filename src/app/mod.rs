@@ -15,7 +15,7 @@ pub mod heatmap;
 pub mod highlight;
 mod instrument;
 mod lesson_panel;
-mod replay;
+pub mod replay;
 mod results;
 pub mod runner;
 pub mod state;
@@ -55,6 +55,8 @@ pub struct GuiOptions {
     pub result_tab: Option<ResultTab>,
     /// Start in presenter mode.
     pub presenting: bool,
+    /// Play the block replay at its fastest once there is one.
+    pub play_replay: bool,
     /// Seed for every run's inputs (default: a fresh one per run).
     pub seed: Option<u64>,
 }
@@ -159,7 +161,7 @@ impl App {
             editor: editor::EditorState::new(dark),
             diagram: diagram::DiagramState::default(),
             heatmap: Default::default(),
-            replay: Default::default(),
+            replay: replay::ReplayState::autoplay(options.play_replay),
             compare: Default::default(),
             backends: SharedBackends::default(),
             gpu_available: gpu_present(),
@@ -238,7 +240,7 @@ impl App {
         self.saved.prefs.lesson = Some(id.to_string());
         self.diagram = diagram::DiagramState::for_lesson(&lesson);
         self.heatmap = Default::default();
-        self.replay = Default::default();
+        self.replay = replay::ReplayState::autoplay(self.options.play_replay);
         self.compare = Default::default();
         self.save_prefs();
     }

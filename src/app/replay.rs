@@ -26,6 +26,8 @@ pub struct ReplayState {
     last_cursor_line: usize,
     /// The replay of run `id`.
     model: Option<(u64, Replay)>,
+    /// Start playing each new replay (`--play`).
+    autoplay: bool,
 }
 
 impl Default for ReplayState {
@@ -38,11 +40,21 @@ impl Default for ReplayState {
             last_time: None,
             last_cursor_line: 0,
             model: None,
+            autoplay: false,
         }
     }
 }
 
 impl ReplayState {
+    /// A state that starts playing each new replay at 60 steps/s when `play` (`--play`).
+    pub fn autoplay(play: bool) -> ReplayState {
+        ReplayState {
+            autoplay: play,
+            speed: if play { 60.0 } else { 8.0 },
+            ..ReplayState::default()
+        }
+    }
+
     /// The replay of the current run, built once per run.
     pub fn model(&self) -> Option<&Replay> {
         self.model.as_ref().map(|(_, r)| r)
@@ -58,7 +70,7 @@ impl ReplayState {
         }
         self.model = Some((outcome.id, Replay::new(lesson, &outcome.trace)));
         self.step = 0;
-        self.playing = false;
+        self.playing = self.autoplay;
     }
 
     /// Advances while playing, by wall time; wraps to the start at the end.

@@ -152,6 +152,10 @@ pub struct GuiArgs {
     /// Start in presenter mode (F5 toggles it).
     #[arg(long)]
     pub present: bool,
+    /// Play the block replay as soon as a run has finished, at its fastest (60 steps/s):
+    /// the frame benchmark of a moving picture.
+    #[arg(long)]
+    pub play: bool,
 }
 
 #[derive(Subcommand, Debug)]
@@ -229,6 +233,7 @@ fn gui(course_dir: PathBuf, args: GuiArgs) -> i32 {
         frame_bench: args.frame_bench,
         load_file: args.open,
         presenting: args.present,
+        play_replay: args.play,
         result_tab,
         seed: None,
     })

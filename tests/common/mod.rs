@@ -89,6 +89,7 @@ pub fn copy_lesson(dir: &Path, id: &str) -> PathBuf {
     dst
 }
 
+pub mod app;
 pub mod h200;
 
 /// A row of docs/known-differences.md's table (see scripts/gpu_compare.py).

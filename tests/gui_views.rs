@@ -1,0 +1,182 @@
+//! The teaching views driven with egui_kittest: the block replay (play, step, keys, a tile
+//! cell's state at a known step), the fetch heat map (hover reads a count), attempts side by
+//! side, and presenter mode; a snapshot of each.
+
+mod common;
+
+use common::app::{harness, wait_for_run, wait_while};
+use egui_kittest::Harness;
+use egui_kittest::kittest::Queryable;
+use haloscope::app::App;
+use haloscope::replay::StepKind;
+
+fn run_file(h: &mut Harness<'static, App>, kernel: &str) {
+    let source = std::fs::read_to_string(common::root().join(kernel)).unwrap();
+    h.state_mut().editor.replace_text(source);
+    h.run();
+    h.get_by_label("Run (Ctrl+Enter)").click();
+    h.step();
+    wait_for_run(h);
+    // The seed and timings differ per run; hide the lines that show them.
+    h.state_mut().status.clear();
+    h.run();
+}
+
+fn snapshot(h: &mut Harness<'static, App>, name: &str) {
+    if let Err(e) = h.try_snapshot(name) {
+        panic!("{e}");
+    }
+}
+
+#[test]
+fn the_block_replay_plays_steps_and_shows_who_wrote_the_tile() {
+    let data = tempfile::tempdir().unwrap();
+    let mut h = harness(data.path(), "stencil-2d");
+    run_file(&mut h, "kernels/stencil-2d/solution.cu");
+    h.get_by_label("PASS");
+    h.get_by_label("Diagram").click();
+    h.run();
+    h.get_by_label("Block replay");
+    let replay = h.state().replay.model().expect("a replay of the run");
+    assert!(replay.len() > 10, "{} steps", replay.len());
+    assert_eq!(replay.barriers().len(), 1, "the solution has one barrier");
+    // Step with the buttons and the keys.
+    for _ in 0..3 {
+        h.get_by_label("Next").click();
+        h.run();
+    }
+    assert_eq!(h.state().replay.step, 3);
+    h.get_by_label("Back").click();
+    h.run();
+    assert_eq!(h.state().replay.step, 2);
+    h.key_press(egui::Key::ArrowRight);
+    h.run();
+    assert_eq!(h.state().replay.step, 3);
+    // Play advances on its own; pause stops it.
+    h.get_by_label("Play").click();
+    for _ in 0..20 {
+        h.step();
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    assert!(h.state().replay.playing);
+    assert!(h.state().replay.step > 3, "step {}", h.state().replay.step);
+    h.get_by_label("Pause").click();
+    h.run();
+    assert!(!h.state().replay.playing);
+
+    // The first tile write: warp 0 (threads ty = 0) stores its own cells, row 1 of the
+    // 34 x 10 patch. At that step the tile shows cell (1, 1) written by warp 0.
+    let replay = h.state().replay.model().unwrap();
+    let first_write = replay
+        .steps
+        .iter()
+        .position(|s| s.kind == StepKind::SharedStore)
+        .expect("a tile write");
+    let writers = replay.tile_writers(first_write);
+    assert_eq!(writers.get(&(1, 1)), Some(&replay.steps[first_write].warp));
+    let warp = replay.steps[first_write].warp;
+    // No barrier comes before the first tile write.
+    assert!(replay.barriers()[0] > first_write);
+    h.state_mut().replay.step = first_write;
+    h.run();
+    let rect = h.get_by_label("Replay tile").rect();
+    let cell = rect.width() / 34.0;
+    h.hover_at(egui::pos2(rect.min.x + cell * 1.5, rect.min.y + cell * 1.5));
+    h.run();
+    h.get_by_label(&format!("tile row 1, column 1: written by warp {warp}"));
+    // Clicking the timeline selects that step's line in the editor.
+    let timeline = h.get_by_label("Replay timeline").rect();
+    let len = h.state().replay.model().unwrap().len();
+    let k = first_write;
+    let pos = egui::pos2(
+        timeline.min.x + (k as f32 + 0.5) * timeline.width() / len as f32,
+        timeline.center().y,
+    );
+    h.hover_at(pos);
+    h.event(egui::Event::PointerButton {
+        pos,
+        button: egui::PointerButton::Primary,
+        pressed: true,
+        modifiers: Default::default(),
+    });
+    h.event(egui::Event::PointerButton {
+        pos,
+        button: egui::PointerButton::Primary,
+        pressed: false,
+        modifiers: Default::default(),
+    });
+    h.run_steps(20);
+    let line = h.state().replay.model().unwrap().steps[k].line as usize;
+    assert_eq!(h.state().editor.cursor_line, line);
+    h.hover_at(egui::pos2(1.0, 1.0));
+    h.run();
+    snapshot(&mut h, "views_replay");
+}
+
+#[test]
+fn the_heat_map_counts_fetches_per_element() {
+    let data = tempfile::tempdir().unwrap();
+    let mut h = harness(data.path(), "stencil-2d");
+    // The first count starts when the tab opens; a spinner repaints while it runs.
+    h.get_by_label("Heat map").click();
+    h.step();
+    wait_while(&mut h, |app| app.heatmap.is_counting());
+    h.get_by_label("33").click();
+    h.step();
+    wait_while(&mut h, |app| app.heatmap.is_counting());
+    let map = h.state().heatmap.map().expect("counts");
+    assert_eq!(map.window.n, 33);
+    // The starter: an interior element is fetched by its own thread and its four
+    // neighbours.
+    let rect = h.get_by_label("Fetch heat map").rect();
+    let cell = rect.width() / 33.0;
+    h.hover_at(egui::pos2(rect.min.x + cell * 5.5, rect.min.y + cell * 5.5));
+    h.run();
+    h.get_by_label_contains("element (5, 5): fetched 5 times");
+    // A border element next to one interior cell: its own copy plus that neighbour.
+    h.hover_at(egui::pos2(rect.min.x + cell * 0.5, rect.min.y + cell * 5.5));
+    h.run();
+    h.get_by_label_contains("element (0, 5): fetched 2 times");
+    h.hover_at(egui::pos2(1.0, 1.0));
+    h.run();
+    snapshot(&mut h, "views_heatmap");
+}
+
+#[test]
+fn two_attempts_side_by_side() {
+    let data = tempfile::tempdir().unwrap();
+    let mut h = harness(data.path(), "stencil-2d");
+    let solution = std::fs::read_to_string(common::root().join("kernels/stencil-2d/solution.cu")).unwrap();
+    h.state_mut().editor.replace_text(solution);
+    h.get_by_label("Compare").click();
+    h.step();
+    wait_while(&mut h, |app| app.compare.is_running());
+    // Left: the starter (default), right: the editor's solution.
+    h.get_by_label("right minus left: -786,074,000 sectors");
+    assert!(h.query_all_by_label("1,362,688,000").count() >= 1);
+    assert!(h.query_all_by_label("576,614,000").count() >= 1);
+    h.get_by_label("FAIL (gate)");
+    // The centre load's line (22 of the solution) issued sectors on the right only.
+    assert!(
+        h.query_all_by_label_contains("+ ").count() > 10,
+        "lines only on the right"
+    );
+    snapshot(&mut h, "views_compare");
+}
+
+#[test]
+fn presenter_mode_shows_the_results_alone_and_restores_the_layout() {
+    let data = tempfile::tempdir().unwrap();
+    let mut h = harness(data.path(), "stencil-2d");
+    assert!(h.query_by_label("Kernel source").is_some());
+    h.key_press(egui::Key::F5);
+    h.run();
+    assert!(h.state().presenting);
+    assert!(h.query_by_label("Kernel source").is_none(), "the editor is hidden");
+    h.get_by_label("Leave presenter (F5)");
+    snapshot(&mut h, "views_presenter");
+    h.key_press(egui::Key::Escape);
+    h.run();
+    assert!(!h.state().presenting);
+    assert!(h.query_by_label("Kernel source").is_some(), "the editor is back");
+}
