@@ -17,9 +17,11 @@ shot() { # name tab kernel [extra args]
     rm -rf "$data"
 }
 shot screenshot.png result kernels/stencil-2d/starter.cu
-shot screenshot-diagram.png diagram kernels/stencil-2d/solution.cu
+# The replay just after the barrier: every warp has written its rows of the tile.
+shot screenshot-diagram.png diagram kernels/stencil-2d/solution.cu --replay-step 50
 shot screenshot-heatmap.png heatmap kernels/stencil-2d/solution.cu
 shot screenshot-compare.png compare kernels/stencil-2d/solution.cu
 shot screenshot-chart.png chart kernels/stencil-2d/starter.cu
-shot screenshot-presenter.png diagram kernels/stencil-2d/solution.cu --present
+# Presenter mode during the staging: a side-column load (one lane per sector).
+shot screenshot-presenter.png diagram kernels/stencil-2d/solution.cu --present --replay-step 30
 ls -la "$OUT"/screenshot*.png

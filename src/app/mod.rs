@@ -57,6 +57,8 @@ pub struct GuiOptions {
     pub presenting: bool,
     /// Play the block replay at its fastest once there is one.
     pub play_replay: bool,
+    /// Open each new replay at this step.
+    pub replay_step: Option<usize>,
     /// Seed for every run's inputs (default: a fresh one per run).
     pub seed: Option<u64>,
 }
@@ -161,7 +163,7 @@ impl App {
             editor: editor::EditorState::new(dark),
             diagram: diagram::DiagramState::default(),
             heatmap: Default::default(),
-            replay: replay::ReplayState::autoplay(options.play_replay),
+            replay: replay::ReplayState::starting(options.play_replay, options.replay_step),
             compare: Default::default(),
             backends: SharedBackends::default(),
             gpu_available: gpu_present(),
@@ -240,7 +242,7 @@ impl App {
         self.saved.prefs.lesson = Some(id.to_string());
         self.diagram = diagram::DiagramState::for_lesson(&lesson);
         self.heatmap = Default::default();
-        self.replay = replay::ReplayState::autoplay(self.options.play_replay);
+        self.replay = replay::ReplayState::starting(self.options.play_replay, self.options.replay_step);
         self.compare = Default::default();
         self.save_prefs();
     }

@@ -26,8 +26,9 @@ pub struct ReplayState {
     last_cursor_line: usize,
     /// The replay of run `id`.
     model: Option<(u64, Replay)>,
-    /// Start playing each new replay (`--play`).
+    /// Start playing each new replay (`--play`), from this step.
     autoplay: bool,
+    first_step: usize,
 }
 
 impl Default for ReplayState {
@@ -41,15 +42,18 @@ impl Default for ReplayState {
             last_cursor_line: 0,
             model: None,
             autoplay: false,
+            first_step: 0,
         }
     }
 }
 
 impl ReplayState {
-    /// A state that starts playing each new replay at 60 steps/s when `play` (`--play`).
-    pub fn autoplay(play: bool) -> ReplayState {
+    /// A state that opens each new replay at `step` (`--replay-step`) and plays it at 60
+    /// steps/s when `play` (`--play`).
+    pub fn starting(play: bool, step: Option<usize>) -> ReplayState {
         ReplayState {
             autoplay: play,
+            first_step: step.unwrap_or(0),
             speed: if play { 60.0 } else { 8.0 },
             ..ReplayState::default()
         }
@@ -69,7 +73,7 @@ impl ReplayState {
             return;
         }
         self.model = Some((outcome.id, Replay::new(lesson, &outcome.trace)));
-        self.step = 0;
+        self.step = self.first_step;
         self.playing = self.autoplay;
     }
 
@@ -172,9 +176,13 @@ pub fn show(app: &mut App, ui: &mut Ui) {
         )
         .labelled_by(speed.id);
     });
-    let scrub = ui.label("step");
-    ui.add(egui::Slider::new(&mut state.step, 0..=len - 1).show_value(true))
-        .labelled_by(scrub.id);
+    ui.horizontal(|ui| {
+        let scrub = ui.label("step");
+        // The scrubber spans the panel, like a video's.
+        ui.spacing_mut().slider_width = (ui.available_width() - 70.0).max(120.0);
+        ui.add(egui::Slider::new(&mut state.step, 0..=len - 1).show_value(true))
+            .labelled_by(scrub.id);
+    });
     let Some(model) = state.model() else { return };
     let k = state.step;
     let step = &model.steps[k];
@@ -358,11 +366,7 @@ fn sectors(ui: &mut Ui, model: &Replay, k: usize, pal: &Palette) {
             Pos2::new(rect.min.x + c as f32 * size, rect.min.y + r as f32 * size),
             Vec2::splat(size - 2.0),
         );
-        let fill = if s.lanes == 1 {
-            pal.fail
-        } else {
-            pal.global.gamma_multiply(0.6)
-        };
+        let fill = if s.lanes == 1 { pal.fail } else { pal.owned };
         painter.rect_filled(b, 2.0, fill);
         painter.text(
             b.center(),

@@ -156,6 +156,9 @@ pub struct GuiArgs {
     /// the frame benchmark of a moving picture.
     #[arg(long)]
     pub play: bool,
+    /// Open the block replay at this step (screenshots of a moment of it).
+    #[arg(long, value_name = "N")]
+    pub replay_step: Option<usize>,
 }
 
 #[derive(Subcommand, Debug)]
@@ -234,6 +237,7 @@ fn gui(course_dir: PathBuf, args: GuiArgs) -> i32 {
         load_file: args.open,
         presenting: args.present,
         play_replay: args.play,
+        replay_step: args.replay_step,
         result_tab,
         seed: None,
     })
