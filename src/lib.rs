@@ -14,6 +14,7 @@ pub mod cudalibs;
 pub mod emu;
 pub mod fetches;
 pub mod gpu;
+pub mod grade;
 pub mod harness;
 pub mod lesson;
 pub mod pipeline;

@@ -1,6 +1,7 @@
 //! The headless command line: how tests, CI and classroom grading drive haloscope.
 
 mod doctor;
+mod grade;
 mod heatmap;
 mod lessons;
 mod print;
@@ -61,6 +62,9 @@ pub enum Command {
     /// How many times each input element is fetched from global memory in one launch (the
     /// app's heat map), on the emulator.
     Heatmap(HeatmapArgs),
+    /// Grade a folder of submissions (kernel files, or one folder per student) against a
+    /// lesson: a table in CSV and JSON (docs/teaching.md).
+    Grade(GradeArgs),
     /// Launch kernels on the GPU with no profiler attached (for `ncu` comparisons): each
     /// `--kernel` in turn, `count` times, one line per kernel on stdout.
     #[command(hide = true)]
@@ -106,6 +110,38 @@ pub struct RunArgs {
     /// Path of libnvrtc to use (also: $HALOSCOPE_NVRTC).
     #[arg(long, value_name = "FILE")]
     pub nvrtc: Option<PathBuf>,
+}
+
+#[derive(clap::Args, Debug)]
+pub struct GradeArgs {
+    #[arg(long)]
+    pub lesson: String,
+    /// The submissions: kernel files, or one folder per student with a .cu or .rs in it.
+    pub submissions: PathBuf,
+    /// emu (default: the same figures on every machine), gpu or auto.
+    #[arg(long, default_value = "emu", value_parser = ["emu", "gpu", "auto"])]
+    pub backend: String,
+    /// Submissions graded at once (default: one per core).
+    #[arg(long)]
+    pub jobs: Option<usize>,
+    /// Wall-time limit per submission, seconds.
+    #[arg(long, default_value_t = 120)]
+    pub timeout: u64,
+    /// Address-space limit per submission, MiB (0: none).
+    #[arg(long, default_value_t = 8192)]
+    pub memory_mb: u64,
+    /// Seed of this grading (default: a fresh one, printed and recorded per row).
+    #[arg(long)]
+    pub seed: Option<u64>,
+    /// Where grades.json, grades.csv and reports/ go (default: SUBMISSIONS/grades-LESSON).
+    #[arg(long, value_name = "DIR")]
+    pub out: Option<PathBuf>,
+    /// Grade unchanged submissions again too.
+    #[arg(long)]
+    pub force: bool,
+    /// Do not run the lesson's own kernels first.
+    #[arg(long)]
+    pub skip_lesson_check: bool,
 }
 
 #[derive(clap::Args, Debug)]
@@ -184,6 +220,7 @@ pub fn main_with(cli: Cli) -> i32 {
         Some(Command::Doctor) => doctor::doctor(),
         Some(Command::EmulatorCoverage) => emulator_coverage(),
         Some(Command::Heatmap(args)) => heatmap::heatmap(&course_dir, &args),
+        Some(Command::Grade(args)) => grade::run(&course_dir, &args),
         Some(Command::Compile {
             lesson,
             kernel,

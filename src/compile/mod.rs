@@ -6,6 +6,7 @@
 mod contract_probe;
 mod diagnostics;
 mod entry_check;
+mod include_guard;
 pub mod machine_code;
 mod nvrtc;
 mod rustc;
@@ -115,6 +116,9 @@ pub fn compile_kernel(
 ) -> Result<CompiledKernel, CompileFailure> {
     match Language::of(source_name) {
         Language::Rust => rustc::compile_rust(source, source_name, lesson, target),
-        Language::Cuda => nvrtc::compile_cuda(source, source_name, lesson, target, nvrtc_path),
+        Language::Cuda => {
+            include_guard::check_includes(source, source_name)?;
+            nvrtc::compile_cuda(source, source_name, lesson, target, nvrtc_path)
+        }
     }
 }
