@@ -29,6 +29,8 @@ pub enum Action {
         as_new: bool,
     },
     ExportReportDialog,
+    /// Open a grading table (grades.json) to walk through a class's answers.
+    OpenGradesDialog,
     ResetToStarter,
     /// Ask before replacing the text with the solution; `ShowSolution` once confirmed.
     AskForSolution,
@@ -96,6 +98,7 @@ impl App {
                 self.save_to_file();
             }
             Action::ExportReportDialog => self.export_report_dialog(),
+            Action::OpenGradesDialog => self.grades_dialog(),
             Action::ResetToStarter => self.replace_with_lesson_file(false),
             Action::AskForSolution => self.confirm_solution = true,
             Action::ShowSolution => {

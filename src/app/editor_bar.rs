@@ -32,6 +32,13 @@ pub(super) fn toolbar(app: &mut App, ui: &mut Ui) {
         if ui.button("Save as…").clicked() {
             app.actions.push(Action::SaveFile { as_new: true });
         }
+        if ui
+            .button("Open grading table…")
+            .on_hover_text("A class's grades.json from `haloscope grade`: walk through the answers")
+            .clicked()
+        {
+            app.actions.push(Action::OpenGradesDialog);
+        }
         ui.separator();
         if ui.button("Reset to starter").clicked() {
             app.actions.push(Action::ResetToStarter);

@@ -10,6 +10,7 @@ pub enum FileAction {
     Open(PathBuf),
     Save(PathBuf),
     ExportReport(PathBuf),
+    OpenGrades(PathBuf),
     Cancelled,
 }
 
@@ -29,6 +30,15 @@ pub fn save_dialog(name: String) -> Receiver<FileAction> {
             .set_file_name(name)
             .save_file()
             .map(FileAction::Save)
+    })
+}
+
+pub fn grades_dialog() -> Receiver<FileAction> {
+    dialog(|| {
+        rfd::FileDialog::new()
+            .add_filter("grading table", &["json"])
+            .pick_file()
+            .map(FileAction::OpenGrades)
     })
 }
 
@@ -92,12 +102,17 @@ impl App {
                     None => self.status = "no report to export yet".into(),
                 }
             }
+            FileAction::OpenGrades(path) => self.open_grading_table(&path),
             FileAction::Cancelled => {}
         }
     }
 
     pub fn open_dialog(&mut self) {
         self.file_dialog = Some(open_dialog());
+    }
+
+    pub fn grades_dialog(&mut self) {
+        self.file_dialog = Some(grades_dialog());
     }
 
     pub fn export_report_dialog(&mut self) {

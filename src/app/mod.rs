@@ -10,6 +10,7 @@ mod diagram_lists;
 mod editor;
 mod editor_bar;
 mod files;
+pub mod grading;
 mod gutter;
 pub mod heatmap;
 pub mod highlight;
@@ -59,6 +60,8 @@ pub struct GuiOptions {
     pub play_replay: bool,
     /// Open each new replay at this step.
     pub replay_step: Option<usize>,
+    /// Open this grading table (grades.json) at start.
+    pub grades: Option<PathBuf>,
     /// Seed for every run's inputs (default: a fresh one per run).
     pub seed: Option<u64>,
 }
@@ -101,6 +104,8 @@ pub struct App {
     pub heatmap: heatmap::HeatMapState,
     pub replay: replay::ReplayState,
     pub compare: compare::CompareState,
+    /// A grading table being walked through (`--grades`, "Open grading table…").
+    pub grading: Option<grading::GradingView>,
     pub backends: SharedBackends,
     pub gpu_available: bool,
     pub status: String,
@@ -165,6 +170,7 @@ impl App {
             heatmap: Default::default(),
             replay: replay::ReplayState::starting(options.play_replay, options.replay_step),
             compare: Default::default(),
+            grading: None,
             backends: SharedBackends::default(),
             gpu_available: gpu_present(),
             status: String::new(),
@@ -178,6 +184,9 @@ impl App {
         };
         if let Some(id) = lesson_id {
             app.open_lesson(&id);
+        }
+        if let Some(path) = app.options.grades.clone() {
+            app.open_grading_table(&path);
         }
         if let Some(path) = app.options.load_file.clone() {
             match std::fs::read_to_string(&path) {
@@ -245,6 +254,21 @@ impl App {
         self.replay = replay::ReplayState::starting(self.options.play_replay, self.options.replay_step);
         self.compare = Default::default();
         self.save_prefs();
+    }
+
+    /// Opens a grading table in its window; the status line says why when it cannot.
+    pub fn open_grading_table(&mut self, path: &std::path::Path) {
+        match grading::GradingView::open(path) {
+            Ok(view) => {
+                self.status = format!(
+                    "grading table {}: {} submissions",
+                    path.display(),
+                    view.table.rows.len()
+                );
+                self.grading = Some(view);
+            }
+            Err(e) => self.status = e,
+        }
     }
 
     pub fn save_prefs(&mut self) {
@@ -434,6 +458,7 @@ impl App {
         if self.confirm_solution {
             self.solution_dialog(&ctx);
         }
+        grading::show(self, &ctx);
         self.apply_actions(&ctx);
         self.autosave();
         self.instrument.record_ui(built);

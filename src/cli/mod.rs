@@ -192,6 +192,9 @@ pub struct GuiArgs {
     /// the frame benchmark of a moving picture.
     #[arg(long)]
     pub play: bool,
+    /// Open a grading table (grades.json from `haloscope grade`).
+    #[arg(long, value_name = "FILE")]
+    pub grades: Option<PathBuf>,
     /// Open the block replay at this step (screenshots of a moment of it).
     #[arg(long, value_name = "N")]
     pub replay_step: Option<usize>,
@@ -275,6 +278,7 @@ fn gui(course_dir: PathBuf, args: GuiArgs) -> i32 {
         presenting: args.present,
         play_replay: args.play,
         replay_step: args.replay_step,
+        grades: args.grades,
         result_tab,
         seed: None,
     })
