@@ -122,6 +122,11 @@ impl Replay {
                 lanes_seen = lane_bit;
             }
         }
+        // Once every thread has used up its traced accesses (emu TRACE_CAP), only barrier
+        // marks follow: they show nothing new, so the replay ends at the last access.
+        while steps.len() > 1 && steps.last().is_some_and(|s| s.kind == StepKind::Barrier) {
+            steps.pop();
+        }
         for s in &mut steps {
             if matches!(s.kind, StepKind::GlobalLoad | StepKind::GlobalStore) {
                 let mut sectors: BTreeMap<(String, u64), u32> = BTreeMap::new();
@@ -215,6 +220,43 @@ impl Replay {
     /// the hardware counts them).
     pub fn sectors_so_far(&self, k: usize) -> u64 {
         self.steps.iter().take(k + 1).map(|s| s.sectors.len() as u64).sum()
+    }
+
+    /// 3D: the z planes a global step's elements lie in (lowest, highest), so the replay can
+    /// say when a step reads the plane behind or ahead of the one being staged.
+    pub fn z_range(&self, k: usize) -> Option<(i64, i64)> {
+        let step = self.steps.get(k)?;
+        if self.dims < 3 || !matches!(step.kind, StepKind::GlobalLoad | StepKind::GlobalStore) {
+            return None;
+        }
+        self.accesses[step.accesses.clone()]
+            .iter()
+            .map(|a| coords(self.n, self.dims, a.offset / 4)[2])
+            .fold(None, |r, z| {
+                Some(r.map_or((z, z), |(lo, hi): (i64, i64)| (lo.min(z), hi.max(z))))
+            })
+    }
+
+    /// The z plane being computed at step `k` (3D): one past the last plane whose outputs
+    /// were stored before it, or the block's first plane.
+    pub fn plane_z(&self, k: usize) -> Option<i64> {
+        if self.dims < 3 {
+            return None;
+        }
+        let stored = self.steps[..=k.min(self.steps.len().saturating_sub(1))]
+            .iter()
+            .rev()
+            .find(|s| s.kind == StepKind::GlobalStore)
+            .and_then(|s| self.accesses.get(s.accesses.start))
+            .map(|a| coords(self.n, self.dims, a.offset / 4)[2] + 1);
+        stored.or_else(|| {
+            // Before the first store: the plane of the block's first own-cell load.
+            self.steps[..=k.min(self.steps.len().saturating_sub(1))]
+                .iter()
+                .find(|s| s.kind == StepKind::GlobalLoad)
+                .and_then(|s| self.accesses.get(s.accesses.start))
+                .map(|a| coords(self.n, self.dims, a.offset / 4)[2])
+        })
     }
 
     /// The first step at or after `from` (wrapping) on source line `line`.

@@ -157,7 +157,8 @@ pub fn show(app: &mut App, ui: &mut Ui) {
     state.step = state.step.min(len - 1);
 
     ui.horizontal_wrapped(|ui| {
-        ui.label(RichText::new("Block replay").strong());
+        ui.label(RichText::new("Block replay").strong())
+            .on_hover_text("The watched block's loads and stores, as the emulator ran them; the trace keeps each thread's first 128 memory accesses");
         if ui.button("Back").on_hover_text("Step back (left arrow)").clicked() {
             state.step_by(-1);
         }
@@ -187,8 +188,27 @@ pub fn show(app: &mut App, ui: &mut Ui) {
     let k = state.step;
     let step = &model.steps[k];
     let clicked = timeline(ui, model, k, &pal);
+    // 3D: which plane is being computed, and whether this step reaches behind or ahead.
+    let depth = match (model.plane_z(k), model.z_range(k)) {
+        (Some(plane), Some((lo, hi))) => {
+            let place = |z: i64| match z - plane {
+                -1 => "behind".to_string(),
+                0 => "the plane".to_string(),
+                1 => "ahead".to_string(),
+                d => format!("{d:+} planes"),
+            };
+            let span = if lo == hi {
+                format!("z = {lo} ({})", place(lo))
+            } else {
+                format!("z = {lo}..{hi} ({} to {})", place(lo), place(hi))
+            };
+            format!("; computing plane z = {plane}, this step reads {span}")
+        }
+        (Some(plane), None) => format!("; computing plane z = {plane}"),
+        _ => String::new(),
+    };
     ui.label(format!(
-        "step {} of {len}: {}{}, line {}",
+        "step {} of {len}: {}{}, line {}{depth}",
         k + 1,
         if step.kind == StepKind::Barrier {
             String::new()
