@@ -10,7 +10,7 @@ use haloscope::app::App;
 use haloscope::app::state::ResultTab;
 use haloscope::backend::BackendChoice;
 
-use common::app::{harness, wait_for_run};
+use common::app::{click_at, harness, wait_for_run};
 
 #[test]
 fn run_the_starter_and_read_the_result() {
@@ -77,20 +77,7 @@ fn picking_a_diagram_cell_shows_its_reads() {
     let rect = h.get_by_label("Read-source diagram").rect();
     let cell = rect.width() / 34.0;
     let pos = egui::pos2(rect.min.x + cell * 11.5, rect.min.y + cell * 3.5);
-    h.event(egui::Event::PointerMoved(pos));
-    h.event(egui::Event::PointerButton {
-        pos,
-        button: egui::PointerButton::Primary,
-        pressed: true,
-        modifiers: Default::default(),
-    });
-    h.event(egui::Event::PointerButton {
-        pos,
-        button: egui::PointerButton::Primary,
-        pressed: false,
-        modifiers: Default::default(),
-    });
-    h.run();
+    click_at(&mut h, pos);
     assert_eq!(h.state().diagram.picked, [10, 2, 0]);
     h.get_by_label_contains("thread (10, 2, 0): its 5 reads");
     h.get_by_label_contains("left    from shared tile [3][10]");

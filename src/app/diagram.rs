@@ -102,12 +102,8 @@ fn own_cell(lesson: &Lesson, t: [u32; 3]) -> (i64, i64) {
 pub fn show(app: &mut App, ui: &mut Ui) {
     let Some(lesson) = app.lesson().cloned() else { return };
     let pal = palette(app.saved.prefs.theme);
-    let outcome = app
-        .saved
-        .prefs
-        .lesson
-        .as_deref()
-        .and_then(|id| app.runs.outcomes.get(id));
+    // Field by field (not `current_outcome`), so the view's own state can be borrowed too.
+    let outcome = app.runs.latest(app.saved.prefs.lesson.as_deref());
     let reads = app.diagram.reads(&lesson, outcome);
     super::replay::show(app, ui);
     ui.separator();

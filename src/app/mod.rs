@@ -83,6 +83,13 @@ pub struct Runs {
     pub outcomes: BTreeMap<String, RunOutcome>,
 }
 
+impl Runs {
+    /// The latest finished run of `lesson`.
+    pub fn latest(&self, lesson: Option<&str>) -> Option<&RunOutcome> {
+        lesson.and_then(|id| self.outcomes.get(id))
+    }
+}
+
 /// What is derived and kept only to draw faster; dropping it loses nothing.
 pub struct Caches {
     pub markdown: egui_commonmark::CommonMarkCache,
@@ -395,11 +402,7 @@ impl App {
     }
 
     pub fn current_outcome(&self) -> Option<&RunOutcome> {
-        self.saved
-            .prefs
-            .lesson
-            .as_deref()
-            .and_then(|id| self.runs.outcomes.get(id))
+        self.runs.latest(self.saved.prefs.lesson.as_deref())
     }
 
     /// Work that is not drawing, once per frame and also while the window is hidden (eframe

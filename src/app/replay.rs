@@ -129,12 +129,8 @@ fn kind_colour(kind: StepKind, pal: &Palette) -> Color32 {
 pub fn show(app: &mut App, ui: &mut Ui) {
     let Some(lesson) = app.lesson().cloned() else { return };
     let pal = palette(app.saved.prefs.theme);
-    let outcome = app
-        .saved
-        .prefs
-        .lesson
-        .as_deref()
-        .and_then(|id| app.runs.outcomes.get(id));
+    // Field by field (not `current_outcome`), so the view's own state can be borrowed too.
+    let outcome = app.runs.latest(app.saved.prefs.lesson.as_deref());
     let state = &mut app.replay;
     state.sync(&lesson, outcome);
     let Some(len) = state.model().map(|m| m.len()).filter(|&l| l > 0) else {

@@ -33,6 +33,20 @@ pub fn wait_while(h: &mut Harness<'static, App>, busy: impl Fn(&App) -> bool) {
     h.run();
 }
 
+/// A primary click at `pos` (moved there, pressed, released), then the frames it causes.
+pub fn click_at(h: &mut Harness<'static, App>, pos: egui::Pos2) {
+    h.event(egui::Event::PointerMoved(pos));
+    for pressed in [true, false] {
+        h.event(egui::Event::PointerButton {
+            pos,
+            button: egui::PointerButton::Primary,
+            pressed,
+            modifiers: Default::default(),
+        });
+    }
+    h.run();
+}
+
 /// Steps the UI until the background run has finished.
 pub fn wait_for_run(h: &mut Harness<'static, App>) {
     wait_while(h, |app| app.is_running());
