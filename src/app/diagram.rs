@@ -84,7 +84,7 @@ fn explain(class: CellClass, dims: u32) -> &'static str {
 }
 
 /// Patch geometry: rows x cols of cells, the thread's own cell at (ty + 1, tx + 1).
-pub(super) fn patch(lesson: &Lesson) -> (i64, i64) {
+fn patch(lesson: &Lesson) -> (i64, i64) {
     match lesson.stencil.dims {
         1 => (1, lesson.block[0] as i64 + 2),
         _ => (lesson.block[1] as i64 + 2, lesson.block[0] as i64 + 2),

@@ -13,12 +13,14 @@ mod files;
 pub mod grading;
 mod gutter;
 pub mod heatmap;
+mod heatmap_paint;
 pub mod highlight;
 mod instrument;
 mod lesson_panel;
 pub mod replay;
 mod results;
 pub mod runner;
+mod runs;
 pub mod state;
 pub mod storage;
 mod theme;
@@ -26,13 +28,13 @@ mod top_bar;
 mod window;
 
 pub use instrument::save_png;
+pub use runs::Runs;
 pub use window::run_gui;
 
 use crate::backends::gpu_present;
 use crate::lesson::{Course, Lesson};
-use crate::pipeline::Progress;
-use runner::{RunJob, RunMessage, RunOutcome, SharedBackends, start_run};
-use state::{Attempt, LessonProgress, Prefs, ResultTab, now_seconds};
+use runner::{RunOutcome, SharedBackends};
+use state::{LessonProgress, Prefs, ResultTab};
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::sync::mpsc::Receiver;
@@ -73,21 +75,6 @@ pub const PRESENTER_ZOOM: f32 = 1.5;
 pub struct Saved {
     pub prefs: Prefs,
     pub progress: BTreeMap<String, LessonProgress>,
-}
-
-/// What runs produce: the one in flight and the latest finished one per lesson.
-#[derive(Default)]
-pub struct Runs {
-    pub job: Option<RunJob>,
-    pub progress: Option<Progress>,
-    pub outcomes: BTreeMap<String, RunOutcome>,
-}
-
-impl Runs {
-    /// The latest finished run of `lesson`.
-    pub fn latest(&self, lesson: Option<&str>) -> Option<&RunOutcome> {
-        lesson.and_then(|id| self.outcomes.get(id))
-    }
 }
 
 /// What is derived and kept only to draw faster; dropping it loses nothing.
@@ -295,72 +282,6 @@ impl App {
         match self.storage.save_draft(&id, &self.editor.text) {
             Ok(()) => self.editor.saved_text = Some(self.editor.text.clone()),
             Err(e) => self.status = format!("autosave failed: {e}"),
-        }
-    }
-
-    pub fn is_running(&self) -> bool {
-        self.runs.job.is_some()
-    }
-
-    pub fn start_run(&mut self, ctx: &egui::Context) {
-        if self.runs.job.is_some() {
-            return;
-        }
-        let Some(lesson) = self.lesson().cloned() else { return };
-        self.autosave();
-        let repaint_ctx = ctx.clone();
-        let name = self.editor.file_name();
-        self.runs.job = Some(start_run(
-            lesson,
-            self.editor.text.clone(),
-            name,
-            self.saved.prefs.backend,
-            self.options.seed,
-            self.backends.clone(),
-            move || repaint_ctx.request_repaint(),
-        ));
-        self.runs.progress = Some(Progress::Compiling {
-            compiler: crate::lesson::Language::of(&self.editor.file_name()).compiler(),
-        });
-        self.status = "running…".into();
-    }
-
-    pub fn cancel_run(&mut self) {
-        if let Some(job) = &self.runs.job {
-            job.cancel.cancel();
-            self.status = "cancelling…".into();
-        }
-    }
-
-    fn poll_run(&mut self) {
-        let Some(job) = &self.runs.job else { return };
-        let mut finished = None;
-        while let Ok(message) = job.messages.try_recv() {
-            match message {
-                RunMessage::Progress(p) => self.runs.progress = Some(p),
-                RunMessage::Done(outcome) => finished = Some((job.lesson.clone(), outcome)),
-            }
-        }
-        if let Some((lesson_id, outcome)) = finished {
-            self.runs.job = None;
-            self.runs.progress = None;
-            let report = &outcome.report;
-            self.status = format!("{}: {}", report.verdict.label(), report.headline);
-            let attempt = Attempt {
-                at: now_seconds(),
-                verdict: report.verdict,
-                sectors: report.profile.as_ref().map(|p| p.sectors),
-                median_us: report.timing.as_ref().map(|t| t.median_us),
-                backend: report.backend.as_ref().map(|b| b.device.clone()).unwrap_or_default(),
-                source: outcome.source.clone(),
-            };
-            let progress = self.saved.progress.entry(lesson_id.clone()).or_default();
-            progress.record(attempt);
-            if let Err(e) = self.storage.save_progress(&lesson_id, progress) {
-                self.status = format!("cannot save the attempt history: {e}");
-            }
-            self.editor.set_report(report);
-            self.runs.outcomes.insert(lesson_id, *outcome);
         }
     }
 

@@ -288,7 +288,8 @@ fn timeline(ui: &mut Ui, model: &Replay, k: usize, pal: &Palette) -> Option<(usi
 /// The block's patch: tile cells coloured by the warp that last wrote them, the step's
 /// cells outlined in the step's colour.
 fn tile(ui: &mut Ui, lesson: &Lesson, model: &Replay, k: usize, pal: &Palette) {
-    let (rows, cols) = super::diagram::patch(lesson);
+    let tile_shape = crate::reads::TileShape::for_lesson(lesson);
+    let (rows, cols) = (tile_shape.rows as i64, tile_shape.width as i64);
     // 1D rows are long: the block's two ends, where the halo is.
     let shown: Vec<i64> = if cols > 40 {
         (0..18).chain(cols - 18..cols).collect()
