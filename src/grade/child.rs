@@ -39,12 +39,20 @@ impl ChildFailure {
         match self {
             ChildFailure::TimedOut(t) => format!("stopped after the time limit of {} s", t.as_secs()),
             ChildFailure::Died { status, stderr } => {
-                // An allocation refused under the memory limit says so on one line; else
-                // the last thing the process said.
-                let last = stderr
-                    .lines()
+                // An allocation refused under the memory limit says so on one line, a
+                // panic on the line after "panicked at"; else the last thing it said.
+                let lines: Vec<&str> = stderr.lines().collect();
+                let panic = lines
+                    .iter()
+                    .position(|l| l.contains("panicked at"))
+                    .and_then(|i| lines.get(i + 1))
+                    .copied();
+                let last = lines
+                    .iter()
                     .find(|l| l.contains("memory allocation of"))
-                    .or_else(|| stderr.lines().rev().find(|l| !l.trim().is_empty()))
+                    .copied()
+                    .or(panic)
+                    .or_else(|| lines.iter().rev().find(|l| !l.trim().is_empty()).copied())
                     .unwrap_or("");
                 format!(
                     "the grading process died ({status}){}",

@@ -46,7 +46,7 @@ pub struct Graded {
 /// Grades every submission; `progress(done, total, student)` after each.
 pub fn grade(options: &GradeOptions, progress: &(dyn Fn(usize, usize, &str) + Sync)) -> Result<Graded, String> {
     let started = Instant::now();
-    let found = submissions::find(&options.submissions).map_err(|e| {
+    let found = submissions::find(&options.submissions, &options.out).map_err(|e| {
         format!(
             "cannot read the submissions folder {}: {e}",
             options.submissions.display()

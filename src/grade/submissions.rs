@@ -26,10 +26,15 @@ fn sorted_entries(dir: &Path) -> std::io::Result<Vec<PathBuf>> {
     Ok(entries)
 }
 
-/// Every submission under `dir`, by student name.
-pub fn find(dir: &Path) -> std::io::Result<Vec<Submission>> {
+/// Every submission under `dir`, by student name; `out` (where the table goes, perhaps
+/// inside `dir`) is not a student.
+pub fn find(dir: &Path, out: &Path) -> std::io::Result<Vec<Submission>> {
     let mut found = Vec::new();
+    let out = std::fs::canonicalize(out).unwrap_or_else(|_| out.to_path_buf());
     for entry in sorted_entries(dir)? {
+        if std::fs::canonicalize(&entry).is_ok_and(|e| e == out) {
+            continue;
+        }
         if is_kernel(&entry) {
             found.push(Submission {
                 student: entry
