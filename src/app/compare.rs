@@ -29,6 +29,8 @@ pub struct CompareState {
     pub right: Side,
     /// Reports by source text.
     reports: HashMap<String, RunReport>,
+    /// The lesson's starter and solution texts, read once (the view draws every frame).
+    files: HashMap<std::path::PathBuf, Option<String>>,
     job: Option<Receiver<Vec<(String, RunReport)>>>,
 }
 
@@ -38,6 +40,7 @@ impl Default for CompareState {
             left: Side::Starter,
             right: Side::Editor,
             reports: HashMap::new(),
+            files: HashMap::new(),
             job: None,
         }
     }
@@ -95,11 +98,20 @@ impl CompareState {
 }
 
 /// The text of one side, and the file name it compiles under.
-fn source_of(app: &App, lesson: &Lesson, side: Side) -> Option<(String, String)> {
+fn source_of(
+    app: &App,
+    files: &mut HashMap<std::path::PathBuf, Option<String>>,
+    lesson: &Lesson,
+    side: Side,
+) -> Option<(String, String)> {
     let (starter, solution) = app.kernels(lesson);
-    let file = |path: &std::path::Path| {
+    let mut file = |path: &std::path::Path| {
         let name = path.file_name()?.to_string_lossy().into_owned();
-        Some((std::fs::read_to_string(path).ok()?, name))
+        let text = files
+            .entry(path.to_path_buf())
+            .or_insert_with(|| std::fs::read_to_string(path).ok())
+            .clone()?;
+        Some((text, name))
     };
     match side {
         Side::Starter => file(&starter),
@@ -162,7 +174,12 @@ pub fn show(app: &mut App, ui: &mut Ui) {
     });
     app.compare.left = left;
     app.compare.right = right;
-    let sides = [source_of(app, &lesson, left), source_of(app, &lesson, right)];
+    let mut files = std::mem::take(&mut app.compare.files);
+    let sides = [
+        source_of(app, &mut files, &lesson, left),
+        source_of(app, &mut files, &lesson, right),
+    ];
+    app.compare.files = files;
     let [Some(l), Some(r)] = sides else {
         ui.label("One of the two sources cannot be read.");
         return;

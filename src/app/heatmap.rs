@@ -42,12 +42,12 @@ pub struct HeatMapState {
     texture: Option<(TextureKey, TextureHandle)>,
 }
 
+/// What the texture shows of the current counts (a new count drops the texture: `poll`).
 #[derive(Debug, Clone, PartialEq)]
 struct TextureKey {
     layer: Layer,
     z: u32,
     dark: bool,
-    map: *const FetchMap,
 }
 
 impl HeatMapState {
@@ -285,7 +285,6 @@ fn draw(
         layer,
         z: state.z,
         dark,
-        map: map as *const FetchMap,
     };
     if state.texture.as_ref().map(|(k, _)| k) != Some(&texture_key) {
         let none = colour(0, layer, max, dark);

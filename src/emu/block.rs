@@ -174,10 +174,15 @@ impl<'a> BlockRunner<'a> {
                     warp.state = self.run_warp(warp)?;
                 }
             }
-            let waiting_at = warps
-                .iter()
-                .flat_map(|w| w.parked.iter())
-                .find_map(|p| p.wait.map(|b| b.pc));
+            // Where the barrier is, for the watched block's trace only.
+            let waiting_at = if self.watching {
+                warps
+                    .iter()
+                    .flat_map(|w| w.parked.iter())
+                    .find_map(|p| p.wait.map(|b| b.pc))
+            } else {
+                None
+            };
             let (released, mismatches) = self.barriers.release_ready(warps, &self.prog.insts);
             if released && self.watching {
                 self.trace_barrier(waiting_at);

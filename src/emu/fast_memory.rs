@@ -9,24 +9,7 @@
 
 use super::block::BlockRunner;
 use super::ir::{Kind, MemSpace};
-use super::memory::GlobalMemory;
 use super::warp::{FULL, Warp};
-
-/// Distinct 32-byte sectors of one warp access, one sector per lane in `sectors[..n]`.
-/// Lanes of a coalesced access span a few sectors: a 64-bit mask over the span counts them
-/// without sorting; a wider span falls back to sorting.
-#[inline]
-pub(super) fn distinct_in_span(sectors: &mut [u64]) -> u64 {
-    let Some(&first) = sectors.first() else { return 0 };
-    let (lo, hi) = sectors
-        .iter()
-        .fold((first, first), |(lo, hi), &s| (lo.min(s), hi.max(s)));
-    if hi - lo < 64 {
-        let bits = sectors.iter().fold(0u64, |acc, &s| acc | 1 << (s - lo));
-        return bits.count_ones() as u64;
-    }
-    super::block_memory::distinct_sectors(sectors)
-}
 
 /// Every lane's address `base[l] + offset` (inactive lanes too: they are masked later), in
 /// a loop the compiler vectorises.
@@ -79,7 +62,7 @@ impl BlockRunner<'_> {
         let addrs = lane_addresses(warp, addr);
         // One buffer for every active lane, aligned: else the general path decides.
         let first = addrs[m.trailing_zeros() as usize];
-        let Some(buffer) = buffer_of(self.mem, first, bytes) else {
+        let Ok(buffer) = self.mem.find(first, bytes as u32) else {
             return false;
         };
         let (lo, hi) = {
@@ -116,7 +99,7 @@ impl BlockRunner<'_> {
                     k += 1;
                 }
             }
-            distinct_in_span(&mut list[..k])
+            super::block_memory::distinct_sectors(&mut list[..k])
         };
         let mem = self.mem;
         let words = |l: usize| ((addrs[l] - lo) / 4) as usize;
@@ -137,16 +120,7 @@ impl BlockRunner<'_> {
                         *slot = if sign_extend { v as u32 as i32 as i64 as u64 } else { v };
                     }
                 }
-                let dst = warp.reg_mut(d);
-                if m == FULL {
-                    dst.copy_from_slice(&loaded);
-                } else {
-                    for l in 0..32 {
-                        if (m >> l) & 1 != 0 {
-                            dst[l] = loaded[l];
-                        }
-                    }
-                }
+                warp.write_lanes(d, m, |l| loaded[l]);
             }
             (None, None) => unreachable!("a load has a destination"),
         }
@@ -229,12 +203,7 @@ impl BlockRunner<'_> {
                         }
                     }
                 }
-                let dst = warp.reg_mut(d);
-                for l in 0..32 {
-                    if (m >> l) & 1 != 0 {
-                        dst[l] = loaded[l];
-                    }
-                }
+                warp.write_lanes(d, m, |l| loaded[l]);
             }
             (None, None) => unreachable!("a load has a destination"),
         }
@@ -283,18 +252,7 @@ impl BlockRunner<'_> {
         if *signed && bytes < 8 {
             value = super::alu::sext(value, bytes as u8 * 8) as u64;
         }
-        let dst = warp.reg_mut(*d);
-        for (l, slot) in dst.iter_mut().enumerate() {
-            if (m >> l) & 1 != 0 {
-                *slot = value;
-            }
-        }
+        warp.write_lanes(*d, m, |_| value);
         true
     }
-}
-
-/// The buffer holding `[at, at + bytes)` when `at` is aligned to `bytes`.
-#[inline]
-fn buffer_of(mem: &GlobalMemory, at: u64, bytes: u64) -> Option<usize> {
-    mem.find(at, bytes as u32).ok()
 }

@@ -79,14 +79,17 @@ pub fn grade(options: &GradeOptions, progress: &(dyn Fn(usize, usize, &str) + Sy
                 loop {
                     let i = next.fetch_add(1, Ordering::Relaxed);
                     let Some(submission) = found.get(i) else { break };
+                    // Read and hashed once: it decides reuse and is recorded in the row.
+                    let hash = hash_of(options, submission, &lesson_toml);
                     let reuse = previous
                         .as_ref()
-                        .and_then(|p| reusable(p, options, submission, &lesson_toml));
+                        .and_then(|p| reusable(p, options, submission, hash.as_deref()?));
                     let row = match reuse {
                         Some(row) => row,
                         None => {
                             ran.fetch_add(1, Ordering::Relaxed);
-                            grade_one(options, submission, &lesson_toml, emu_threads, &scratch, &reports)
+                            let hash = hash.unwrap_or_default();
+                            grade_one(options, submission, hash, emu_threads, &scratch, &reports)
                         }
                     };
                     *rows[i].lock().unwrap_or_else(|e| e.into_inner()) = Some(row);
@@ -133,16 +136,10 @@ fn hash_of(options: &GradeOptions, submission: &Submission, lesson_toml: &[u8]) 
 }
 
 /// The earlier row of an unchanged submission, unless `--force`.
-fn reusable(
-    previous: &GradeTable,
-    options: &GradeOptions,
-    submission: &Submission,
-    lesson_toml: &[u8],
-) -> Option<GradeRow> {
+fn reusable(previous: &GradeTable, options: &GradeOptions, submission: &Submission, hash: &str) -> Option<GradeRow> {
     if options.force || previous.lesson != options.lesson.id {
         return None;
     }
-    let hash = hash_of(options, submission, lesson_toml)?;
     let file = relative(options, submission.file.as_ref()?);
     previous
         .rows
@@ -156,7 +153,7 @@ fn reusable(
 fn grade_one(
     options: &GradeOptions,
     submission: &Submission,
-    lesson_toml: &[u8],
+    hash: String,
     emu_threads: usize,
     scratch: &Path,
     reports: &Path,
@@ -173,7 +170,6 @@ fn grade_one(
         );
     };
     let name = relative(options, file);
-    let hash = hash_of(options, submission, lesson_toml).unwrap_or_default();
     // Each child runs in an empty folder of its own: a quoted #include finds nothing there.
     let own = scratch.join(format!("{:016x}", seed));
     let _ = std::fs::create_dir_all(&own);
@@ -195,11 +191,11 @@ fn grade_one(
     let mut row = match result {
         Ok(report) => {
             let mut row = GradeRow::from_report(&submission.student, &name, &options.lesson, &report, hash);
-            let path = format!("reports/{}.json", safe_name(&submission.student));
+            let file_name = format!("{}.json", safe_name(&submission.student));
             if let Ok(json) = serde_json::to_string_pretty(&report)
-                && std::fs::write(reports.join(format!("{}.json", safe_name(&submission.student))), json).is_ok()
+                && std::fs::write(reports.join(&file_name), json).is_ok()
             {
-                row.report = Some(path);
+                row.report = Some(format!("reports/{file_name}"));
             }
             row
         }
