@@ -8,6 +8,8 @@
 #      the GPU backend on as many as the budget allows (learner kernels go first).
 # ncu runs first and alone (it fails beside CUPTI), then the tests beside the GPU backend.
 # For the whole corpus give the call its 10 minutes: BUDGET=560 HARD=580 (timeout_s 600).
+# MEASURED=FILE.tsv leaves out what an earlier call measured; SKIP_LEARNER=1 the learner
+# kernels; SPLIT=0 the per-stage timing of the lesson kernels (scripts/gpu-split.sh).
 # The emulator's side of the comparison runs on the build machine (with the same NVRTC,
 # 13.0.88 from PyPI), so the device's time goes to what only the device can measure.
 # Every job stops starting new work after BUDGET seconds and is killed at HARD seconds;
@@ -54,14 +56,42 @@ print(f"learner kernels: {len(entries)}")
 PY
 python3 scripts/corpus/generate.py --seed "$SEED" --count "$COUNT" --out "$W/corpus-src" || echo "!! generator failed"
 
+# MEASURED=tests/corpus/h200-*.tsv: what an earlier call measured is not measured again.
+# corpus-ncu/ and corpus-gpu/ hold the manifests of what is left for each (links to the files).
+python3 - "$W" "${MEASURED:-}" <<'PY'
+import json, os, sys
+w, measured = sys.argv[1], sys.argv[2]
+have_ncu, have_cupti = set(), set()
+if measured:
+    for line in open(measured):
+        if line.startswith("#") or not line.strip():
+            continue
+        kernel, _, ncu, cupti, *_ = line.rstrip("\n").split("\t")
+        (have_ncu.add(kernel) if ncu != "-" else None)
+        (have_cupti.add(kernel) if cupti != "-" else None)
+entries = json.load(open(os.path.join(w, "corpus-src", "manifest.json")))
+for side, have in (("ncu", have_ncu), ("gpu", have_cupti)):
+    d = os.path.join(w, f"corpus-{side}")
+    os.makedirs(d, exist_ok=True)
+    left = [e for e in entries if e["file"] not in have]
+    for e in left:
+        os.makedirs(os.path.dirname(os.path.join(d, e["file"])), exist_ok=True)
+        os.symlink(os.path.join(w, "corpus-src", e["file"]), os.path.join(d, e["file"]))
+    json.dump(left, open(os.path.join(d, "manifest.json"), "w"), indent=1)
+    print(f"corpus kernels left for {side}: {len(left)} of {len(entries)}")
+PY
+
 left() { echo $((BUDGET - ($(date +%s) - started))); }
 
 # Phase 1, ncu alone: on 2026-12-04 ncu running beside CUPTI profiling (the GPU tests and
 # backend runs) printed "Failed to profile" and ended its target again and again, so 206 of
 # 320 corpus kernels got no figure. NCU_SHARE of the budget (default 45 %) goes to it.
 NCU_BUDGET=$((BUDGET * ${NCU_SHARE:-45} / 100))
-python3 scripts/corpus_run.py ncu "$W/learner-src" "$W/learner-res" --budget $((NCU_BUDGET / 6))
-python3 scripts/corpus_run.py ncu "$W/corpus-src" "$W/corpus-res" --budget $((NCU_BUDGET - ($(date +%s) - started)))
+[ "${SKIP_LEARNER:-0}" = 1 ] || python3 scripts/corpus_run.py ncu "$W/learner-src" "$W/learner-res" --budget $((NCU_BUDGET / 6))
+python3 scripts/corpus_run.py ncu "$W/corpus-ncu" "$W/corpus-res" --budget $((NCU_BUDGET - ($(date +%s) - started)))
+
+# Phase 1b, alone on the card as well: a full GPU run of every lesson kernel, timed per stage.
+[ "${SPLIT:-1}" = 1 ] && bash scripts/gpu-split.sh "${SPLIT_REPEATS:-2}" | tee "$W/gpu-split.tsv"
 
 # Phase 2: the GPU tests, each test executable at once, beside the GPU backend.
 tests=()
@@ -78,8 +108,8 @@ done
 
 # The GPU backend: learner kernels, then the corpus.
 (
-    python3 scripts/corpus_run.py run gpu "$W/learner-src" "$W/learner-res" --jobs "$GPU_JOBS" --budget "$(left)" --timeout 90
-    python3 scripts/corpus_run.py run gpu "$W/corpus-src" "$W/corpus-res" --jobs "$GPU_JOBS" --budget "$(left)" --timeout 60
+    [ "${SKIP_LEARNER:-0}" = 1 ] || python3 scripts/corpus_run.py run gpu "$W/learner-src" "$W/learner-res" --jobs "$GPU_JOBS" --budget "$(left)" --timeout 90
+    python3 scripts/corpus_run.py run gpu "$W/corpus-gpu" "$W/corpus-res" --jobs "$GPU_JOBS" --budget "$(left)" --timeout 60
 ) &
 gpu=$!
 
@@ -101,4 +131,5 @@ python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print('corpus ncu f
     "$W/corpus-res/ncu.json" 2> /dev/null
 exec >&- 2>&-
 sleep 1
-tar -C "$W" -czf "$OUT/device-session.tar.gz" session.log gpu-tests.log learner-res corpus-res learner-src/manifest.json
+touch "$W/gpu-split.tsv"
+tar -C "$W" -czf "$OUT/device-session.tar.gz" session.log gpu-tests.log gpu-split.tsv learner-res corpus-res learner-src/manifest.json

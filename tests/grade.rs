@@ -302,3 +302,71 @@ fn a_submission_over_the_memory_limit_gets_its_row() {
         }
     }
 }
+
+/// The same class graded on the GPU backend (each submission's run opens its own worker;
+/// `--memory-mb` becomes a data-segment limit there, see src/grade/child.rs). The GPU cannot
+/// see races or reads of unwritten shared memory, so those rows carry what the hardware
+/// computed; everything the GPU can judge must be judged as on the emulator.
+#[test]
+#[ignore = "needs an NVIDIA GPU"]
+fn a_class_is_graded_on_the_gpu() {
+    let dir = tempfile::tempdir().unwrap();
+    let subs = dir.path().join("submissions");
+    let out = dir.path().join("grades");
+    let expected = class(&subs);
+    let (code, stdout, stderr) = grade(&[
+        subs.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+        "--backend",
+        "gpu",
+        "--seed",
+        "42",
+        "--timeout",
+        "60",
+        "--jobs",
+        "4",
+    ]);
+    assert_eq!(code, 0, "{stdout}\n{stderr}");
+    let table = GradeTable::load(&out.join("grades.json")).unwrap();
+    let mut failures = Vec::new();
+    for (student, on_emulator) in &expected {
+        let r = row(&table, student);
+        eprintln!(
+            "{student}: {} ({} s) {:?} on {}: {}",
+            r.verdict, r.seconds, r.sectors, r.graded_on, r.message
+        );
+        let accepted: &[&str] = match *student {
+            // Spins for seconds per thread: the GPU may finish it inside the limits.
+            "hopper" => &["timeout", "gate-fail", "kernel-fault"],
+            // Endless: the worker's launch timeout (20 s) ends it.
+            "ising" => &["kernel-fault"],
+            // One element past the end: inside the allocation, so only the values are wrong.
+            "joule" => &["wrong-results", "kernel-fault"],
+            // A race and a read of unwritten shared memory: the GPU computes whatever it computes.
+            "lovelace" | "maxwell" => &["pass", "wrong-results"],
+            _ => std::slice::from_ref(on_emulator),
+        };
+        if !accepted.contains(&r.verdict.as_str()) {
+            failures.push(format!("{student}: {} not in {accepted:?}: {}", r.verdict, r.message));
+        }
+        if !matches!(
+            r.verdict.as_str(),
+            "missing" | "compile-error" | "contract-error" | "timeout"
+        ) {
+            // The report says which GPU graded it.
+            if !r.graded_on.contains("(sm_") {
+                failures.push(format!("{student}: graded on `{}`", r.graded_on));
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+    // The GPU's sectors equal the emulator's for the lesson's own kernels.
+    assert_eq!(row(&table, "ada").sectors, Some(432_537_600));
+    assert_eq!(row(&table, "curie").sectors, Some(943_718_400));
+    let everything = std::fs::read_dir(out.join("reports"))
+        .unwrap()
+        .map(|e| std::fs::read_to_string(e.unwrap().path()).unwrap())
+        .collect::<String>();
+    assert!(!everything.contains("TOPSECRET_TOKEN"));
+}

@@ -15,7 +15,7 @@ pub struct ChildRun {
     pub backend: String,
     pub seed: u64,
     pub timeout: Duration,
-    /// Address-space limit of the child, bytes (0: none).
+    /// Memory limit of the child, bytes (0: none); see `limit_memory` for which limit.
     pub memory: u64,
     /// Emulator host threads of the child (grading runs several children at once).
     pub emu_threads: usize,
@@ -84,7 +84,7 @@ impl ChildRun {
             .stdin(Stdio::null())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped());
-        limit_memory(&mut command, self.memory);
+        limit_memory(&mut command, self.memory, self.backend != "emu");
         let started = Instant::now();
         let mut child = command.spawn().map_err(|e| ChildFailure::CannotStart(e.to_string()))?;
         // Read both pipes on threads so a chatty child never blocks on a full pipe.
@@ -121,12 +121,22 @@ impl ChildRun {
     }
 }
 
+/// The emulator's memory is all the child's own, so its address space is limited
+/// (`RLIMIT_AS`). A child that may open a CUDA context cannot live under that limit: the
+/// driver reserves address space for unified memory far beyond any host limit a teacher
+/// would set, and `cuInit` fails. There the limit is on the data segment (`RLIMIT_DATA`:
+/// heap and private writable mappings, which is where a run's buffers live).
 #[cfg(unix)]
-fn limit_memory(command: &mut Command, bytes: u64) {
+fn limit_memory(command: &mut Command, bytes: u64, may_use_gpu: bool) {
     use std::os::unix::process::CommandExt;
     if bytes == 0 {
         return;
     }
+    let resource = if may_use_gpu {
+        libc::RLIMIT_DATA
+    } else {
+        libc::RLIMIT_AS
+    };
     // SAFETY: setrlimit is async-signal-safe and touches only the child being started.
     unsafe {
         command.pre_exec(move || {
@@ -134,7 +144,7 @@ fn limit_memory(command: &mut Command, bytes: u64) {
                 rlim_cur: bytes as libc::rlim_t,
                 rlim_max: bytes as libc::rlim_t,
             };
-            if libc::setrlimit(libc::RLIMIT_AS, &limit) != 0 {
+            if libc::setrlimit(resource, &limit) != 0 {
                 return Err(std::io::Error::last_os_error());
             }
             Ok(())
@@ -143,4 +153,4 @@ fn limit_memory(command: &mut Command, bytes: u64) {
 }
 
 #[cfg(not(unix))]
-fn limit_memory(_command: &mut Command, _bytes: u64) {}
+fn limit_memory(_command: &mut Command, _bytes: u64, _may_use_gpu: bool) {}

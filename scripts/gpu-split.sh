@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# Issue 13, item 3: the wall time of `haloscope run --backend gpu --json` for every lesson
+# kernel (starter and solution, CUDA), with the report's own split per stage. Run it on the
+# device machine with nothing else on the card (the timing stage shares the GPU otherwise).
+#   HALOSCOPE_BIN=.devbin/haloscope bash scripts/gpu-split.sh [REPEATS]
+# Prints one TSV row per run: lesson, kernel, wall ms, verdict, then "stage=ms" for each stage.
+set -uo pipefail
+BIN="${HALOSCOPE_BIN:-.devbin/haloscope}"
+REPEATS="${1:-2}"
+export HALOSCOPE_WORKER_EXE="${HALOSCOPE_WORKER_EXE:-$BIN}"
+SUMMARY='
+import json, sys
+r = json.loads(sys.stdin.read())
+print(r.get("verdict"), " ".join("%s=%.0f" % (s["stage"], s["millis"]) for s in r.get("stages", [])), sep="\t")'
+for lesson_dir in lessons/*/; do
+    lesson=$(basename "$lesson_dir")
+    for kernel in "kernels/$lesson/starter.cu" "kernels/$lesson/solution.cu"; do
+        [ -f "$kernel" ] || continue
+        for _ in $(seq "$REPEATS"); do
+            start=$(date +%s%N)
+            json=$("$BIN" run --backend gpu --json --lesson "$lesson" --kernel "$kernel" --seed 7 2> /dev/null)
+            wall=$((($(date +%s%N) - start) / 1000000))
+            printf '%s\t%s\t%s\t' "$lesson" "$(basename "$kernel")" "$wall"
+            python3 -c "$SUMMARY" <<< "$json" || echo "no report"
+        done
+    done
+done
