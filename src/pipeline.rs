@@ -143,6 +143,7 @@ pub(crate) fn run_stages(
                 run.report.sizes.push(size_run.verification);
             }
             Err(fault) => {
+                let fault = explain_endless_loop(fault, machine_code);
                 run.finish_with_fault(fault);
                 return (run.report, Some(kernel));
             }
@@ -187,6 +188,32 @@ pub(crate) fn run_stages(
     run.conclude();
     progress(Progress::Done);
     (run.report, Some(kernel))
+}
+
+/// An endless loop the emulator stopped may be one ptxas deleted: the GPU then finishes
+/// the kernel, and the fault says so on its line (the machine-code check knows).
+fn explain_endless_loop(
+    fault: KernelFault,
+    machine_code: Option<std::thread::JoinHandle<Result<crate::compile::MachineCode, String>>>,
+) -> KernelFault {
+    let KernelFault::Timeout {
+        message,
+        line: Some(line),
+    } = &fault
+    else {
+        return fault;
+    };
+    let note = machine_code
+        .and_then(|check| check.join().ok())
+        .and_then(Result::ok)
+        .and_then(|code| code.deleted_loop_note(*line));
+    match note {
+        Some(note) => KernelFault::Timeout {
+            message: format!("{message} {note}"),
+            line: Some(*line),
+        },
+        None => fault,
+    }
 }
 
 /// Compares the kernel's PTX with its machine code in a thread of its own, when there is

@@ -40,6 +40,27 @@ pub struct MachineCode {
     /// under, where that differs from the PTX's `.loc` (and all of them agree).
     #[serde(default)]
     pub moved_ptx_lines: BTreeMap<u32, u32>,
+    /// Source lines of the kernel's file with at least one machine instruction. A line with
+    /// PTX but none here is code ptxas deleted: an endless loop the emulator runs (it runs
+    /// the PTX) may not exist on the GPU at all.
+    #[serde(default)]
+    pub source_lines_with_code: BTreeSet<u32>,
+}
+
+impl MachineCode {
+    /// Why the GPU finishes a kernel the emulator stopped as endless on `line`, when ptxas
+    /// left no machine instruction for that line.
+    pub fn deleted_loop_note(&self, line: u32) -> Option<String> {
+        (!self.source_lines_with_code.is_empty() && !self.source_lines_with_code.contains(&line)).then(|| {
+            format!(
+                "ptxas left no machine instruction for line {line} ({}): a GPU running this machine code never \
+                 executes that loop and finishes the kernel. The emulator runs the PTX, where the loop is endless; \
+                 ptxas may delete a loop whose only effect is on a thread's own local variable, even a volatile one \
+                 (NVRTC 13.0 does, 13.5 does not)",
+                self.architecture
+            )
+        })
+    }
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
@@ -97,8 +118,11 @@ pub fn check(ptx: &str, cubin: &[u8], sm: u32) -> Result<MachineCode, String> {
     })?;
     let sass = disassemble(&tool, cubin)?;
     let instructions = sass_global_instructions(&sass, &kernel_file(ptx));
+
+    let file = kernel_file(ptx);
     let mut code = compare(ptx, &per_ptx_line(&instructions), sm);
     code.moved_ptx_lines = moved_lines(ptx, &instructions);
+    code.source_lines_with_code = sass_source_lines(&sass, &file);
     Ok(code)
 }
 
@@ -225,6 +249,29 @@ pub fn sass_global_instructions(sass: &str, kernel_file: &str) -> Vec<SassGlobal
     found
 }
 
+/// The source lines of `kernel_file` that at least one SASS instruction is filed under.
+pub fn sass_source_lines(sass: &str, kernel_file: &str) -> BTreeSet<u32> {
+    let mut lines = BTreeSet::new();
+    let mut current = None;
+    for text in sass.lines().map(str::trim) {
+        if let Some(rest) = text.strip_prefix("//##") {
+            let file = rest.split('"').nth(1).unwrap_or_default();
+            if file != ".nv_debug_ptx_txt" {
+                current = rest
+                    .rsplit("line ")
+                    .next()
+                    .and_then(|n| n.trim().parse::<u32>().ok())
+                    .filter(|_| !kernel_file.is_empty() && file == kernel_file);
+            }
+        } else if text.starts_with("/*")
+            && let Some(line) = current
+        {
+            lines.insert(line);
+        }
+    }
+    lines
+}
+
 /// PTX line -> global memory SASS instructions attributed to it.
 pub fn sass_per_ptx_line(sass: &str) -> BTreeMap<u32, u32> {
     per_ptx_line(&sass_global_instructions(sass, ""))
@@ -290,6 +337,7 @@ pub fn compare(ptx: &str, sass: &BTreeMap<u32, u32>, sm: u32) -> MachineCode {
         architecture: format!("sm_{sm}"),
         removed_ptx_lines: removed,
         moved_ptx_lines: BTreeMap::new(),
+        source_lines_with_code: BTreeSet::new(),
         lines: per_line
             .into_values()
             .filter(|l| l.ptx_instructions != l.machine_instructions || l.removed > 0)
@@ -393,5 +441,33 @@ mod tests {
         ] {
             assert!(is_ptx_global(text), "{text}");
         }
+    }
+
+    #[test]
+    fn a_line_with_no_machine_instruction_explains_an_endless_loop() {
+        // NVRTC 13.0.88's sm_90 code for `volatile int spin = 1; while (spin) {}` on line 9:
+        // the loop is gone, the lines around it are there.
+        let sass = "\
+        //## File \"/tmp/ising.cu\", line 7
+        /*0000*/                   LDC R1, c[0x0][0x28] ;
+        //## File \"/tmp/ising.cu\", line 11
+        /*0010*/                   S2R R0, SR_TID.X ;
+        //## File \"helper.h\", line 9
+        /*0020*/                   S2UR UR4, SR_CTAID.X ;";
+        let lines = sass_source_lines(sass, "/tmp/ising.cu");
+        assert_eq!(lines, BTreeSet::from([7, 11]));
+        let code = MachineCode {
+            architecture: "sm_90".into(),
+            source_lines_with_code: lines,
+            ..MachineCode::default()
+        };
+        let note = code.deleted_loop_note(9).expect("line 9 has no machine code");
+        assert!(
+            note.contains("line 9") && note.contains("finishes the kernel"),
+            "{note}"
+        );
+        assert_eq!(code.deleted_loop_note(11), None);
+        // No line table: nothing is claimed.
+        assert_eq!(MachineCode::default().deleted_loop_note(9), None);
     }
 }

@@ -297,6 +297,7 @@ pub fn kernel_fault(prog: &Program, f: EmuFault) -> KernelFault {
                 at.block[2],
                 at.line.map_or("?".to_string(), |l| l.to_string())
             ),
+            line: at.line,
         },
         EmuFaultKind::Unsupported { what } => KernelFault::Unsupported {
             message: format!("the emulator does not execute {what}, at {at}{ptx}"),

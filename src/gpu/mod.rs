@@ -113,6 +113,7 @@ fn worker_fault(error: &WorkerError) -> KernelFault {
                 "the kernel did not finish within {} s (an endless loop?); the GPU worker was stopped and a new one starts with the next run",
                 limit.as_secs()
             ),
+            line: None,
         },
         WorkerError::Died(why) => KernelFault::Crashed {
             message: format!("the GPU worker process died ({why}); a new one starts with the next run"),

@@ -62,6 +62,9 @@ pub enum KernelFault {
     /// The kernel ran past the step budget or the time limit (an endless loop?).
     Timeout {
         message: String,
+        /// The source line the emulator's warp was on when it stopped (none on the GPU).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        line: Option<u32>,
     },
     /// A barrier that not every thread of the block can reach, or reached under divergence.
     Barrier {
@@ -87,7 +90,7 @@ impl KernelFault {
     pub fn message(&self) -> String {
         match self {
             KernelFault::OutOfBounds { message, .. }
-            | KernelFault::Timeout { message }
+            | KernelFault::Timeout { message, .. }
             | KernelFault::Barrier { message, .. }
             | KernelFault::Unsupported { message }
             | KernelFault::Crashed { message }
@@ -100,6 +103,7 @@ impl KernelFault {
     pub fn line(&self) -> Option<u32> {
         match self {
             KernelFault::OutOfBounds { at, .. } | KernelFault::Barrier { at, .. } => at.line,
+            KernelFault::Timeout { line, .. } => *line,
             _ => None,
         }
     }
