@@ -120,11 +120,15 @@ pub(crate) fn run_stages(
     cancel: &CancelFlag,
 ) -> (RunReport, Option<CompiledKernel>) {
     let mut run = Run::new(lesson, request, Some(backend.info()));
+    backend.prepare();
     let Some(mut kernel) = run.compile(backend.target(), progress) else {
         return (run.report, None);
     };
-    // nvdisasm takes about half a second: it runs while the sizes are verified.
+    // nvdisasm takes about half a second: it runs while the sizes are verified, and so
+    // does the GPU's profile (its own process).
     let machine_code = start_machine_code_check(&kernel);
+    let profile_seed = size_seed(run.report.seed, lesson.profile_size);
+    let profiling_alongside = backend.start_profile(lesson, &kernel, profile_seed);
 
     let sizes = &lesson.verify_sizes;
     for (index, &n) in sizes.iter().enumerate() {
@@ -143,6 +147,7 @@ pub(crate) fn run_stages(
                 run.report.sizes.push(size_run.verification);
             }
             Err(fault) => {
+                backend.discard_profile();
                 let fault = explain_endless_loop(fault, machine_code);
                 run.finish_with_fault(fault);
                 return (run.report, Some(kernel));
@@ -156,11 +161,17 @@ pub(crate) fn run_stages(
     });
     let started = Instant::now();
     kernel.machine_code = machine_code.and_then(|check| check.join().ok());
-    let profile_seed = size_seed(run.report.seed, lesson.profile_size);
     let profile = backend.profile(lesson, &kernel, profile_seed, cancel);
-    run.stage("profile", started);
+    if profiling_alongside {
+        // What the run waited for the figures after the last size; the measurement's own
+        // steps (it began right after compiling) follow from the profile.
+        run.stage("profile (wait after verifying)", started);
+    } else {
+        run.stage("profile", started);
+    }
     match profile {
         Ok(mut profile) => {
+            run.report.stages.append(&mut profile.stages);
             run.report.output.extend(profile.output.take());
             match &kernel.machine_code {
                 Some(Ok(code)) if profile.machine_code.is_none() => profile.machine_code = Some(code.clone()),

@@ -67,6 +67,20 @@ pub trait Backend: Send {
         cancel: &CancelFlag,
     ) -> Result<SizeRun, KernelFault>;
 
+    /// Called when a run starts: a backend that needs a helper process starts it here, so
+    /// that it gets ready while the kernel compiles.
+    fn prepare(&mut self) {}
+
+    /// Starts the profile of `kernel` alongside the verification, where the backend can
+    /// measure in parallel (the GPU's profiler child); `profile` then waits for it. Returns
+    /// whether it started. A run that ends before `profile` calls `discard_profile`.
+    fn start_profile(&mut self, _lesson: &Lesson, _kernel: &CompiledKernel, _seed: u64) -> bool {
+        false
+    }
+
+    /// Stops a profile `start_profile` began and nobody will collect.
+    fn discard_profile(&mut self) {}
+
     /// Global-memory sectors over the contract's profile run, on the input of `seed` (the
     /// verification seed of the profile size: a kernel whose accesses depend on the data
     /// then issues the same sectors on both backends and under ncu for the same run seed).

@@ -51,11 +51,14 @@ pub fn profile_with_cupti(
     seed: u64,
 ) -> Result<GpuProfile, KernelFault> {
     let started = std::time::Instant::now();
+    let mut phases = Phases::start();
     ensure_loaded(CudaLib::Cupti, None).map_err(|message| KernelFault::Infrastructure { message })?;
     // Everything that is not the measured kernel happens before Enable.
     let f = d.function(kernel)?;
+    phases.end("module");
     let (d_in, mut d_out) = super::device::buffers(d, lesson.stencil.elements(n), seed)?;
     d.stream.synchronize().map_err(|e| driver_fault("setup", e))?;
+    phases.end("inputs");
     let ctx: CUcontext = d.ctx.cu_ctx() as _;
     let names = [SECTORS, LOADS, STORES, IDEAL, LANES];
 
@@ -71,6 +74,7 @@ pub fn profile_with_cupti(
     let ids: Vec<u64> = configs.iter().map(|c| c.metricId).collect();
     // SAFETY: as above; `configs` outlives the call that reads it.
     unsafe { enable_sass_metrics(ctx, &mut configs)? };
+    phases.end("CUPTI setup");
 
     for _ in 0..launches {
         d.launch(&f, lesson, n, &d_in, &mut d_out)
@@ -79,6 +83,7 @@ pub fn profile_with_cupti(
     d.stream
         .synchronize()
         .map_err(|e| driver_fault("the profiled launches", e))?;
+    phases.end("patched launches");
 
     // SAFETY: metrics were enabled on `ctx` above and the launches have completed.
     let flushed = unsafe { flush_records(ctx)? };
@@ -89,10 +94,12 @@ pub fn profile_with_cupti(
         unsafe { write_debug(&path, chip, &names, &ids, &flushed) };
     }
     // SAFETY: the records come straight from `flush_records`, each name freed once.
-    let records = unsafe { gather_records(kernel, &ids, flushed) };
+    let records = unsafe { gather_records(kernel, d.loaded_cubin.as_deref().map(Vec::as_slice), &ids, flushed) };
     // SAFETY: the configuration set in `enable_sass_metrics` on device 0.
     unsafe { unset_config() };
+    phases.end("records and lines");
     Ok(GpuProfile {
+        phases: phases.done,
         launches,
         records,
         source: format!("CUPTI SASS metrics ({SECTORS}) over {launches} launches at n={n}, dropped records: {dropped}"),
@@ -300,8 +307,7 @@ unsafe fn unset_config() {
 /// # Safety
 /// `flushed` must come from `flush_records`: each `functionName` is null or a `malloc`ed
 /// string owned by the caller, freed here exactly once.
-unsafe fn gather_records(kernel: &KernelImage, ids: &[u64], flushed: Flushed) -> Vec<PcRecord> {
-    let cubin = kernel.cubin();
+unsafe fn gather_records(kernel: &KernelImage, cubin: Option<&[u8]>, ids: &[u64], flushed: Flushed) -> Vec<PcRecord> {
     let mut by_pc: std::collections::BTreeMap<(String, u32), PcRecord> = Default::default();
     for (record, vals) in flushed.data.iter().zip(&flushed.values) {
         let function = if record.functionName.is_null() {
@@ -313,7 +319,7 @@ unsafe fn gather_records(kernel: &KernelImage, ids: &[u64], flushed: Flushed) ->
                 .into_owned()
         };
         let entry = by_pc.entry((function.clone(), record.pcOffset)).or_insert_with(|| {
-            let (line, file) = match &cubin {
+            let (line, file) = match cubin {
                 Some(c) => source_line(c, &function, record.pcOffset as u64),
                 None => (0, String::new()),
             };
@@ -423,4 +429,27 @@ unsafe fn write_debug(path: &std::ffi::OsStr, chip: *const c_char, names: &[&str
         }
     }
     let _ = std::fs::write(path, text);
+}
+
+/// How long each step of the profile took (milliseconds), for the run's stage list.
+struct Phases {
+    done: Vec<(String, f64)>,
+    since: std::time::Instant,
+}
+
+impl Phases {
+    fn start() -> Phases {
+        Phases {
+            done: Vec::new(),
+            since: std::time::Instant::now(),
+        }
+    }
+
+    /// Ends the step `what` (it began where the last one ended).
+    fn end(&mut self, what: &str) {
+        let now = std::time::Instant::now();
+        self.done
+            .push((what.to_string(), (now - self.since).as_secs_f64() * 1e3));
+        self.since = now;
+    }
 }

@@ -16,6 +16,12 @@ pub struct Device {
     pub ctx: Arc<CudaContext>,
     pub stream: Arc<CudaStream>,
     loaded: Option<(u64, Arc<CudaModule>, CudaFunction)>,
+    /// The cubin of the loaded module, NVRTC's or the driver's JIT's: CUPTI reads each
+    /// instruction's source line from it.
+    pub loaded_cubin: Option<Arc<Vec<u8>>>,
+    /// The last verification's buffers at the profile size (elements, input, output): the
+    /// timing launches reuse them instead of making and copying 2 x 64 MiB again.
+    pub profile_size_buffers: Option<(usize, CudaSlice<f32>, CudaSlice<f32>)>,
     /// Whether the loaded image's printf calls are gated (`printf_gate`).
     printf_gated: bool,
     /// The printf cap the next launches run with (`printf_gate`): 0 for measured launches.
@@ -96,6 +102,8 @@ impl Device {
             ctx,
             stream,
             loaded: None,
+            loaded_cubin: None,
+            profile_size_buffers: None,
             printf_gated: false,
             printf_cap: 0,
             printf_calls_made: None,
@@ -142,8 +150,8 @@ impl Device {
         {
             return Ok(f.clone());
         }
-        let image = match kernel.cubin() {
-            Some(cubin) => Ptx::from_binary(cubin),
+        let cubin = match kernel.cubin() {
+            Some(cubin) => Some(cubin),
             // Rewritten PTX (printf gate): linked with a line table so that CUPTI can file
             // sectors per line (jit.rs); the plain load is the fallback, losing only that.
             None => match self
@@ -152,12 +160,16 @@ impl Device {
                 .map_err(|e| format!("{e:?}"))
                 .and_then(|()| super::jit::cubin_with_line_info(&kernel.ptx))
             {
-                Ok(cubin) => Ptx::from_binary(cubin),
+                Ok(cubin) => Some(cubin),
                 Err(why) => {
                     eprintln!("haloscope worker: PTX linked without a line table ({why}); sectors go to line 0");
-                    Ptx::from_src(kernel.ptx.clone())
+                    None
                 }
             },
+        };
+        let image = match &cubin {
+            Some(cubin) => Ptx::from_binary(cubin.clone()),
+            None => Ptx::from_src(kernel.ptx.clone()),
         };
         let module = self
             .ctx
@@ -167,6 +179,7 @@ impl Device {
             .load_function(&kernel.entry)
             .map_err(|e| driver_fault("cuModuleGetFunction", e))?;
         self.loaded = Some((key, module, function.clone()));
+        self.loaded_cubin = cubin.map(Arc::new);
         self.printf_gated = kernel.printf_gated;
         Ok(function)
     }

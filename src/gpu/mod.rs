@@ -7,6 +7,7 @@ mod device;
 mod jit;
 mod printf_gate;
 mod process;
+mod profiler;
 pub mod protocol;
 pub use printf_gate::gate_printf;
 mod worker;
@@ -16,7 +17,7 @@ pub use worker::worker_main;
 use crate::backend::{Backend, BackendInfo, BackendKind, CancelFlag, KernelFault, SizeRun};
 use crate::compile::{CompiledKernel, Target};
 use crate::lesson::Lesson;
-use crate::report::{GlobalAccess, ProfileBuilder, SectorProfile, Timing};
+use crate::report::{GlobalAccess, ProfileBuilder, SectorProfile, StageTime, Timing};
 use process::{Worker, WorkerError};
 use protocol::{DeviceInfo, GpuProfile, KernelImage, Request, Response};
 use std::time::Duration;
@@ -46,12 +47,19 @@ pub fn gpu_present() -> bool {
 pub struct GpuBackend {
     worker: Option<Worker>,
     pub device: DeviceInfo,
+    /// The next profiler child, started ahead of its request (profiler.rs).
+    spare_profiler: Option<Worker>,
+    /// The profile being measured alongside the verification.
+    pending_profile: Option<profiler::PendingProfile>,
 }
 
 impl GpuBackend {
     /// Starts the worker and asks it for the device.
     pub fn open() -> Result<GpuBackend, KernelFault> {
         let mut worker = Worker::spawn(false).map_err(|e| infrastructure(&e))?;
+        // Its context is made while the worker makes its own and the kernel compiles.
+        let mut spare_profiler = None;
+        profiler::ensure_spare(&mut spare_profiler);
         match worker
             .request(&Request::Hello, HELLO_TIMEOUT)
             .map_err(|e| infrastructure(&e))?
@@ -61,6 +69,8 @@ impl GpuBackend {
             } => Ok(GpuBackend {
                 worker: Some(worker),
                 device,
+                spare_profiler,
+                pending_profile: None,
             }),
             Response::Hello { problem, .. } => Err(KernelFault::Infrastructure {
                 message: format!("no usable GPU: {}", problem.unwrap_or_default()),
@@ -91,6 +101,16 @@ impl GpuBackend {
 
     fn image(kernel: &CompiledKernel) -> KernelImage {
         KernelImage::for_gpu(&kernel.entry, kernel.cubin.as_deref(), &kernel.ptx)
+    }
+
+    fn profile_request(lesson: &Lesson, kernel: &CompiledKernel, seed: u64) -> Request {
+        Request::Profile {
+            lesson: Box::new(lesson.clone()),
+            kernel: Self::image(kernel),
+            n: lesson.profile_size,
+            launches: lesson.profile_launches,
+            seed,
+        }
     }
 }
 
@@ -141,6 +161,28 @@ impl Backend for GpuBackend {
         }
     }
 
+    fn prepare(&mut self) {
+        profiler::ensure_spare(&mut self.spare_profiler);
+    }
+
+    fn start_profile(&mut self, lesson: &Lesson, kernel: &CompiledKernel, seed: u64) -> bool {
+        self.discard_profile();
+        let request = Self::profile_request(lesson, kernel, seed);
+        match profiler::start(&mut self.spare_profiler, request, lesson.profile_size, PROFILE_TIMEOUT) {
+            Ok(pending) => {
+                self.pending_profile = Some(pending);
+                true
+            }
+            Err(_) => false, // `profile` tries again, and reports why it cannot
+        }
+    }
+
+    fn discard_profile(&mut self) {
+        if let Some(pending) = self.pending_profile.take() {
+            pending.discard();
+        }
+    }
+
     fn verify_size(
         &mut self,
         lesson: &Lesson,
@@ -169,19 +211,30 @@ impl Backend for GpuBackend {
         _cancel: &CancelFlag,
     ) -> Result<SectorProfile, KernelFault> {
         // A fresh child per measurement: CUPTI collects SASS metrics once per process.
-        let mut child = Worker::spawn(true).map_err(|e| infrastructure(&e))?;
-        let request = Request::Profile {
-            lesson: Box::new(lesson.clone()),
-            kernel: Self::image(kernel),
-            n: lesson.profile_size,
-            launches: lesson.profile_launches,
-            seed,
+        let pending = match self.pending_profile.take() {
+            Some(pending) => pending,
+            None => profiler::start(
+                &mut self.spare_profiler,
+                Self::profile_request(lesson, kernel, seed),
+                lesson.profile_size,
+                PROFILE_TIMEOUT,
+            )
+            .map_err(|e| infrastructure(&e))?,
         };
-        match child.request(&request, PROFILE_TIMEOUT).map_err(|e| worker_fault(&e))? {
-            Response::Profiled { profile } => Ok(sector_profile(&profile, lesson.profile_size)),
-            Response::Fault { fault } => Err(fault),
-            other => Err(unexpected(&other)),
-        }
+        let (result, took, n) = pending.collect();
+        let measured = result?;
+        let mut profile = sector_profile(&measured, n);
+        profile.stages.push(StageTime {
+            stage: "profiler child, request to reply".into(),
+            millis: took.as_secs_f64() * 1e3,
+        });
+        profile
+            .stages
+            .extend(measured.phases.iter().map(|(step, millis)| StageTime {
+                stage: format!("profiler child: {step}"),
+                millis: *millis,
+            }));
+        Ok(profile)
     }
 
     fn time(

@@ -120,6 +120,11 @@ impl Worker {
         ))
     }
 
+    /// The worker's process id.
+    pub fn id(&self) -> u32 {
+        self.child.id()
+    }
+
     pub fn kill(&mut self) {
         let _ = self.child.kill();
         let _ = self.child.wait();

@@ -119,6 +119,9 @@ pub struct GpuProfile {
     /// Where the figures came from, in words.
     pub source: String,
     pub millis: f64,
+    /// Each step of the profile and its milliseconds (module, inputs, CUPTI setup, ...).
+    #[serde(default)]
+    pub phases: Vec<(String, f64)>,
     /// What the kernel printed during the profiled launches.
     #[serde(default)]
     pub output: Option<KernelOutput>,

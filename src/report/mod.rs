@@ -106,7 +106,7 @@ pub struct GateResult {
     pub passed: bool,
 }
 
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct StageTime {
     pub stage: String,
     pub millis: f64,

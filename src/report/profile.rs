@@ -78,6 +78,10 @@ pub struct SectorProfile {
     /// Why the machine-code check did not run, when it did not.
     #[serde(default)]
     pub machine_code_unavailable: Option<String>,
+    /// The measurement's own steps, where it ran in a process of its own (the GPU's
+    /// profiler child): the pipeline moves them into the report's stages.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub stages: Vec<super::StageTime>,
 }
 
 /// One source line's global memory instructions, as a backend counted them.
