@@ -80,8 +80,11 @@ impl Backends {
 
     fn open_gpu(&mut self) -> Result<&mut GpuBackend, KernelFault> {
         if self.gpu.is_none() {
-            if !self.gpu_present() {
-                let why = if self.probe == GpuProbe::Hidden || gpu_hidden() {
+            // The worker initialises the driver and counts the devices itself (its Hello),
+            // so this process does not: cuInit here would add its time to every GPU run.
+            let hidden = self.probe == GpuProbe::Hidden || gpu_hidden();
+            if hidden || !crate::gpu::driver_library_present() {
+                let why = if hidden {
                     format!("{NO_GPU_ENV} is set, so haloscope behaves as on a machine without a GPU")
                 } else {
                     "no NVIDIA GPU found (no driver, or no device)".to_string()

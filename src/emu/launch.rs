@@ -13,14 +13,7 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 /// Blocks a host thread takes at a time.
 const CHUNK: u64 = 8;
 
-/// Host threads to use: all cores, unless HALOSCOPE_EMU_THREADS says otherwise.
-pub fn host_threads() -> usize {
-    std::env::var("HALOSCOPE_EMU_THREADS")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .filter(|&n: &usize| n > 0)
-        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
-}
+pub use crate::harness::parallel::host_threads;
 
 /// Runs every block of the grid. `threads` host threads (1 for the naive baseline).
 pub fn launch(

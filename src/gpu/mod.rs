@@ -36,6 +36,12 @@ pub const PROFILE_TIMEOUT: Duration = Duration::from_secs(120);
 pub const TIME_TIMEOUT: Duration = Duration::from_secs(30);
 const HELLO_TIMEOUT: Duration = Duration::from_secs(60);
 
+/// Whether the CUDA driver library can be loaded (no driver call made).
+pub fn driver_library_present() -> bool {
+    // SAFETY: only probes for the library.
+    unsafe { cudarc::driver::sys::is_culib_present() }
+}
+
 /// Whether this machine has an NVIDIA driver and at least one GPU (checked in-process,
 /// without creating a context).
 pub fn gpu_present() -> bool {

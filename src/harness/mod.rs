@@ -3,6 +3,7 @@
 
 mod check;
 mod inputs;
+pub mod parallel;
 mod poison;
 mod reference;
 mod verify;

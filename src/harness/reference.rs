@@ -47,17 +47,21 @@ pub fn reference_output(stencil: &Stencil, n: u32, input: &[f32]) -> Vec<f32> {
     let n_us = n as usize;
     let strides: Vec<usize> = (0..stencil.dims).map(|d| n_us.pow(d)).collect();
     let mut out = vec![0.0f32; input.len()];
-    for (index, value) in out.iter_mut().enumerate() {
-        if on_border(n_us, &strides, index) {
-            *value = input[index];
-            continue;
+    // Each element depends only on the input: any split over threads gives the same values.
+    super::parallel::fill_in_chunks(&mut out, |start, part| {
+        for (k, value) in part.iter_mut().enumerate() {
+            let index = start + k;
+            if on_border(n_us, &strides, index) {
+                *value = input[index];
+                continue;
+            }
+            let neighbours: f64 = strides
+                .iter()
+                .map(|&s| input[index - s] as f64 + input[index + s] as f64)
+                .sum();
+            *value = (stencil.centre as f64 * input[index] as f64 + stencil.neighbour as f64 * neighbours) as f32;
         }
-        let neighbours: f64 = strides
-            .iter()
-            .map(|&s| input[index - s] as f64 + input[index + s] as f64)
-            .sum();
-        *value = (stencil.centre as f64 * input[index] as f64 + stencil.neighbour as f64 * neighbours) as f32;
-    }
+    });
     out
 }
 
