@@ -3,11 +3,13 @@
 # kernel (starter and solution, CUDA), with the report's own split per stage. Run it on the
 # device machine with nothing else on the card (the timing stage shares the GPU otherwise).
 #   HALOSCOPE_BIN=.devbin/haloscope bash scripts/gpu-split.sh [REPEATS]
-# Prints one TSV row per run: lesson, kernel, wall ms, verdict, then "stage=ms" for each stage.
+# Prints one TSV row per run: lesson, kernel, wall ms, verdict, "stage=ms" for each stage,
+# then the process's timeline (HALOSCOPE_TIMELINE: ms since start and what happened).
 set -uo pipefail
 BIN="${HALOSCOPE_BIN:-.devbin/haloscope}"
 REPEATS="${1:-2}"
 export HALOSCOPE_WORKER_EXE="${HALOSCOPE_WORKER_EXE:-$BIN}"
+timeline=$(mktemp)
 SUMMARY='
 import json, sys
 r = json.loads(sys.stdin.read())
@@ -18,10 +20,12 @@ for lesson_dir in lessons/*/; do
         [ -f "$kernel" ] || continue
         for _ in $(seq "$REPEATS"); do
             start=$(date +%s%N)
-            json=$("$BIN" run --backend gpu --json --lesson "$lesson" --kernel "$kernel" --seed 7 2> /dev/null)
+            json=$(HALOSCOPE_TIMELINE=1 "$BIN" run --backend gpu --json --lesson "$lesson" --kernel "$kernel" --seed 7 2> "$timeline")
             wall=$((($(date +%s%N) - start) / 1000000))
             printf '%s\t%s\t%s\t' "$lesson" "$(basename "$kernel")" "$wall"
-            python3 -c "$SUMMARY" <<< "$json" || echo "no report"
+            python3 -c "$SUMMARY" <<< "$json" | tr -d '\n' || printf 'no report'
+            # Where the time outside the stages went: ms since the process started.
+            printf '\t%s\n' "$(grep '^\[timeline\]' "$timeline" | cut -d' ' -f2- | paste -sd';')"
         done
     done
 done

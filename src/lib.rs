@@ -25,3 +25,14 @@ pub mod report;
 
 /// When this process started (set first thing in `main`), for the launch-to-first-frame figure.
 pub static PROCESS_START: std::sync::OnceLock<std::time::Instant> = std::sync::OnceLock::new();
+
+/// With `HALOSCOPE_TIMELINE=1`, prints `[timeline] <ms since start> <what>` to stderr: where
+/// a run's wall time goes outside its stages (process start, the GPU worker's Hello,
+/// tear-down), for scripts/gpu-split.sh.
+pub fn timeline(what: &str) {
+    static ON: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    if *ON.get_or_init(|| std::env::var_os("HALOSCOPE_TIMELINE").is_some_and(|v| v == "1")) {
+        let since = PROCESS_START.get().map_or(0.0, |t| t.elapsed().as_secs_f64() * 1e3);
+        eprintln!("[timeline] {since:.0} {what}");
+    }
+}

@@ -119,6 +119,7 @@ pub(crate) fn run_stages(
     progress: &mut dyn FnMut(Progress),
     cancel: &CancelFlag,
 ) -> (RunReport, Option<CompiledKernel>) {
+    crate::timeline("run: compiling");
     let mut run = Run::new(lesson, request, Some(backend.info()));
     backend.prepare();
     let Some(mut kernel) = run.compile(backend.target(), progress) else {
@@ -197,6 +198,7 @@ pub(crate) fn run_stages(
     }
     run.stage("timing", started);
     run.conclude();
+    crate::timeline("run: report complete");
     progress(Progress::Done);
     (run.report, Some(kernel))
 }

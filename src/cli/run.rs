@@ -29,6 +29,7 @@ pub fn run(course_dir: &Path, args: &RunArgs) -> i32 {
         }
     };
     let report = run_lesson(lesson, &request, args.backend, &mut progress, &CancelFlag::default());
+    crate::timeline("run finished, backends closed");
     if args.json {
         println!(
             "{}",

@@ -62,14 +62,16 @@ pub struct GpuBackend {
 impl GpuBackend {
     /// Starts the worker and asks it for the device.
     pub fn open() -> Result<GpuBackend, KernelFault> {
+        crate::timeline("GPU backend: starting the worker and the profiler child");
         let mut worker = Worker::spawn(false).map_err(|e| infrastructure(&e))?;
         // Its context is made while the worker makes its own and the kernel compiles.
         let mut spare_profiler = None;
         profiler::ensure_spare(&mut spare_profiler);
-        match worker
+        let hello = worker
             .request(&Request::Hello, HELLO_TIMEOUT)
-            .map_err(|e| infrastructure(&e))?
-        {
+            .map_err(|e| infrastructure(&e))?;
+        crate::timeline("GPU backend: the worker's Hello came back");
+        match hello {
             Response::Hello {
                 device: Some(device), ..
             } => Ok(GpuBackend {

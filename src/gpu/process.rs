@@ -22,6 +22,8 @@ pub struct Worker {
     stdin: ChildStdin,
     replies: Receiver<String>,
     stderr: Arc<Mutex<String>>,
+    /// Whether the child was waited for already (its pid may belong to another process).
+    reaped: bool,
 }
 
 /// The haloscope binary to run as a worker: `$HALOSCOPE_WORKER_EXE`, else this executable.
@@ -82,6 +84,7 @@ impl Worker {
             stdin,
             replies,
             stderr,
+            reaped: false,
         })
     }
 
@@ -103,6 +106,7 @@ impl Worker {
     }
 
     fn died(&mut self) -> WorkerError {
+        self.reaped = true;
         let status = self
             .child
             .wait()
@@ -128,11 +132,27 @@ impl Worker {
     pub fn kill(&mut self) {
         let _ = self.child.kill();
         let _ = self.child.wait();
+        self.reaped = true;
     }
 }
 
 impl Drop for Worker {
     fn drop(&mut self) {
-        self.kill();
+        if self.reaped {
+            return;
+        }
+        let _ = self.child.kill();
+        // Reaping waits for the driver to tear the worker's context down: a thread does it,
+        // so closing a backend (the end of every CLI run) does not wait for that.
+        #[cfg(unix)]
+        {
+            let pid = self.child.id() as libc::pid_t;
+            let _ = std::thread::Builder::new().name("reap worker".into()).spawn(move || {
+                // SAFETY: waits for our own child, which `Child` will never wait for again.
+                unsafe { libc::waitpid(pid, std::ptr::null_mut(), 0) };
+            });
+        }
+        #[cfg(not(unix))]
+        let _ = self.child.wait();
     }
 }
