@@ -42,8 +42,30 @@ fn check(what: &str, result: sys::CUptiResult) -> Result<(), KernelFault> {
     })
 }
 
+/// CUPTI made ready for a profile on `d`: everything that does not depend on the kernel
+/// (about 0.1 s), done by the profiler child while it waits for its request.
+pub struct CuptiReady {
+    chip: *const c_char,
+    configs: Vec<sys::CUpti_SassMetrics_Config>,
+}
+
+const METRICS: [&str; 5] = [SECTORS, LOADS, STORES, IDEAL, LANES];
+
+pub fn get_ready(d: &Device) -> Result<CuptiReady, KernelFault> {
+    ensure_loaded(CudaLib::Cupti, None).map_err(|message| KernelFault::Infrastructure { message })?;
+    // SAFETY: CUPTI was loaded above; device 0 is the one the context was made on.
+    unsafe {
+        initialize_profiler()?;
+        check_sass_metrics_supported(d.ctx.cu_device() as _)?;
+        let chip = chip_name()?;
+        let configs = metric_configs(chip, &METRICS)?;
+        Ok(CuptiReady { chip, configs })
+    }
+}
+
 pub fn profile_with_cupti(
     d: &mut Device,
+    ready: Option<CuptiReady>,
     lesson: &Lesson,
     kernel: &KernelImage,
     n: u32,
@@ -52,7 +74,11 @@ pub fn profile_with_cupti(
 ) -> Result<GpuProfile, KernelFault> {
     let started = std::time::Instant::now();
     let mut phases = Phases::start();
-    ensure_loaded(CudaLib::Cupti, None).map_err(|message| KernelFault::Infrastructure { message })?;
+    let ready = match ready {
+        Some(ready) => ready,
+        None => get_ready(d)?,
+    };
+    phases.end("CUPTI ready");
     // Everything that is not the measured kernel happens before Enable.
     let f = d.function(kernel)?;
     phases.end("module");
@@ -60,21 +86,13 @@ pub fn profile_with_cupti(
     d.stream.synchronize().map_err(|e| driver_fault("setup", e))?;
     phases.end("inputs");
     let ctx: CUcontext = d.ctx.cu_ctx() as _;
-    let names = [SECTORS, LOADS, STORES, IDEAL, LANES];
-
-    // SAFETY: CUPTI was loaded above; `ctx` is the worker's live context and stays current
-    // for the whole profile; the device index 0 is the one the context was made on.
-    let (chip, mut configs) = unsafe {
-        initialize_profiler()?;
-        check_sass_metrics_supported(d.ctx.cu_device() as _)?;
-        let chip = chip_name()?;
-        let configs = metric_configs(chip, &names)?;
-        (chip, configs)
-    };
+    let names = METRICS;
+    let CuptiReady { chip, mut configs } = ready;
     let ids: Vec<u64> = configs.iter().map(|c| c.metricId).collect();
-    // SAFETY: as above; `configs` outlives the call that reads it.
+    // SAFETY: `ctx` is the worker's live context and stays current for the whole profile;
+    // `configs` (from `get_ready`) outlives the call that reads it.
     unsafe { enable_sass_metrics(ctx, &mut configs)? };
-    phases.end("CUPTI setup");
+    phases.end("CUPTI enable");
 
     for _ in 0..launches {
         d.launch(&f, lesson, n, &d_in, &mut d_out)

@@ -5,7 +5,7 @@
 //! writes device `printf` output, captured per request (see `capture`).
 
 use super::capture::Capture;
-use super::cupti::profile_with_cupti;
+use super::cupti::{CuptiReady, profile_with_cupti};
 use super::device::{Device, buffers, driver_fault};
 use super::printf_gate::VERIFY_CAP;
 use super::protocol::{KernelImage, Request, Response};
@@ -31,6 +31,7 @@ pub fn worker_main(one_shot: bool) -> i32 {
     // makes its CUDA context while the kernel compiles. A failure here is retried, and
     // reported, when the request comes.
     let mut device: Option<Device> = if one_shot { Device::open().ok() } else { None };
+    let mut cupti_ready = device.as_ref().and_then(|d| super::cupti::get_ready(d).ok());
     for line in stdin.lock().lines() {
         let Ok(line) = line else { break };
         if line.trim().is_empty() {
@@ -39,7 +40,7 @@ pub fn worker_main(one_shot: bool) -> i32 {
         let (response, fatal) = match serde_json::from_str::<Request>(&line) {
             Ok(request) => {
                 let launch = launch_label(&request);
-                let (mut response, fatal) = handle(&mut device, request);
+                let (mut response, fatal) = handle(&mut device, cupti_ready.take(), request);
                 // Collected after every request (a failed one's text is dropped), so that
                 // nothing printed is attributed to a later request.
                 let mut printed = capture.as_mut().and_then(|c| c.collect(&launch));
@@ -105,7 +106,7 @@ fn device(slot: &mut Option<Device>) -> Result<&mut Device, KernelFault> {
 }
 
 /// Returns the response and whether the context is now unusable.
-fn handle(slot: &mut Option<Device>, request: Request) -> (Response, bool) {
+fn handle(slot: &mut Option<Device>, cupti_ready: Option<CuptiReady>, request: Request) -> (Response, bool) {
     let result = match request {
         Request::Hello => {
             return match device(slot) {
@@ -154,7 +155,7 @@ fn handle(slot: &mut Option<Device>, request: Request) -> (Response, bool) {
             launches,
             seed,
         } => device(slot)
-            .and_then(|d| profile_with_cupti(d, &lesson, &kernel, n, launches, seed))
+            .and_then(|d| profile_with_cupti(d, cupti_ready, &lesson, &kernel, n, launches, seed))
             .map(|profile| Response::Profiled { profile }),
     };
     match result {
