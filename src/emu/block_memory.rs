@@ -299,14 +299,19 @@ impl BlockRunner<'_> {
                             shared_lanes += 1;
                             let thread = warp.linear[l];
                             let hazard = if is_store {
+                                let mut unchanged = true;
                                 for (e, values) in store_values.iter().enumerate().take(count) {
-                                    self.shared.store(offset + e as u64 * bytes as u64, bytes, values[l]);
+                                    let at = offset + e as u64 * bytes as u64;
+                                    let bits = values[l] & super::alu::mask(bytes as u8 * 8);
+                                    unchanged &= self.shared.load(at, bytes) == bits;
+                                    self.shared.store(at, bytes, values[l]);
                                 }
                                 if self.tracing(warp, l) {
                                     let value = store_values[0][l];
                                     self.trace(warp, l, pc, "shared", None, offset, bytes, true, value);
                                 }
-                                self.shared.note_write(offset, span as u32, thread, pc as u32)
+                                self.shared
+                                    .note_write(offset, span as u32, thread, pc as u32, unchanged)
                             } else {
                                 for (e, slot) in loaded.iter_mut().enumerate().take(count) {
                                     slot[l] = self.shared.load(offset + e as u64 * bytes as u64, bytes);

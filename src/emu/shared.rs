@@ -133,16 +133,20 @@ impl SharedMemory {
     }
 
     /// Records a write by `thread` at `pc`; returns a hazard if another thread touched the
-    /// word since the last barrier.
+    /// word since the last barrier. `unchanged`: the write stored the bits already there.
+    /// Two threads writing the same value to a word (a halo corner zeroed by several
+    /// threads) leave the same memory whichever goes last, so that alone is no race: the
+    /// H200 passes such kernels (the corpus, 2026-12-04), and a failing verdict here would
+    /// contradict it. A read by another thread in between is still one.
     #[inline(always)]
-    pub fn note_write(&mut self, offset: u64, bytes: u32, thread: u32, pc: u32) -> Option<Hazard> {
+    pub fn note_write(&mut self, offset: u64, bytes: u32, thread: u32, pc: u32, unchanged: bool) -> Option<Hazard> {
         let epoch = self.epoch;
         let check = self.check_hazards;
         let mut hazard = None;
         for word in (offset / 4) as usize..(offset + bytes as u64).div_ceil(4) as usize {
             let w = &mut self.shadow[word];
             if check {
-                let same_epoch_write = w.write_epoch == epoch && w.write_thread != thread;
+                let same_epoch_write = w.write_epoch == epoch && w.write_thread != thread && !unchanged;
                 let same_epoch_read = w.read_epoch == epoch && w.read_thread != thread;
                 if same_epoch_write || same_epoch_read {
                     let (other_thread, other_pc) = if same_epoch_write {
@@ -249,7 +253,7 @@ mod tests {
             s.note_read(0, 4, 1, 10).unwrap().kind,
             FindingKind::UninitialisedSharedRead
         );
-        assert!(s.note_write(8, 4, 1, 11).is_none());
+        assert!(s.note_write(8, 4, 1, 11, false).is_none());
         assert!(s.note_read(8, 4, 1, 12).is_none()); // same thread
         let race = s.note_read(8, 4, 2, 13).unwrap(); // another thread, no barrier
         assert_eq!(
@@ -258,7 +262,18 @@ mod tests {
         );
         s.epoch += 1; // barrier
         assert!(s.note_read(8, 4, 3, 14).is_none());
-        let war = s.note_write(8, 4, 4, 15).unwrap(); // write after thread 3's read
+        let war = s.note_write(8, 4, 4, 15, false).unwrap(); // write after thread 3's read
         assert_eq!(war.other_thread, Some(3));
+    }
+
+    #[test]
+    fn two_threads_writing_the_same_value_is_no_race_but_a_different_value_is() {
+        let mut s = SharedMemory::new(64, true);
+        assert!(s.note_write(4, 4, 1, 20, false).is_none());
+        assert!(s.note_write(4, 4, 2, 20, true).is_none()); // same bits: no hazard
+        let waw = s.note_write(4, 4, 3, 21, false).unwrap(); // new bits, same interval
+        assert_eq!((waw.kind, waw.other_thread), (FindingKind::SharedRace, Some(2)));
+        // A read by another thread before the barrier is still a race.
+        assert!(s.note_read(4, 4, 5, 22).is_some());
     }
 }
