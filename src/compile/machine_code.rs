@@ -117,9 +117,8 @@ pub fn check(ptx: &str, cubin: &[u8], sm: u32) -> Result<MachineCode, String> {
             .to_string()
     })?;
     let sass = disassemble(&tool, cubin)?;
-    let instructions = sass_global_instructions(&sass, &kernel_file(ptx));
-
     let file = kernel_file(ptx);
+    let instructions = sass_global_instructions(&sass, &file);
     let mut code = compare(ptx, &per_ptx_line(&instructions), sm);
     code.moved_ptx_lines = moved_lines(ptx, &instructions);
     code.source_lines_with_code = sass_source_lines(&sass, &file);
@@ -213,13 +212,13 @@ fn disassemble(tool: &Path, cubin: &[u8]) -> Result<String, String> {
 /// `smsp__sass_sectors_mem_global` counts them.
 const SASS_GLOBAL: &[&str] = &["LDG", "STG", "ATOMG", "RED", "REDG", "LD", "ST", "ATOM", "LDGSTS"];
 
-/// The global memory SASS instructions of `nvdisasm -g -gp` text, in order:
-/// `//## File ".nv_debug_ptx_txt", line N` starts the instructions of PTX line N, and
-/// `//## File "<source>", line M` those of source line M (`kernel_file`'s lines only count).
-pub fn sass_global_instructions(sass: &str, kernel_file: &str) -> Vec<SassGlobal> {
-    let mut found = Vec::new();
+/// Every SASS instruction of `nvdisasm -g -gp` text, in order, as (PTX line, source line,
+/// the text after its `/*0070*/` address): `//## File ".nv_debug_ptx_txt", line N` starts the
+/// instructions of PTX line N, and `//## File "<source>", line M` those of source line M
+/// (`kernel_file`'s lines only count; others give `None`).
+fn sass_instructions<'a>(sass: &'a str, kernel_file: &'a str) -> impl Iterator<Item = (u32, Option<u32>, &'a str)> {
     let (mut ptx_line, mut source_line) = (0, None);
-    for line in sass.lines() {
+    sass.lines().filter_map(move |line| {
         let text = line.trim();
         if let Some(rest) = text.strip_prefix("//##") {
             let file = rest.split('"').nth(1).unwrap_or_default();
@@ -229,47 +228,34 @@ pub fn sass_global_instructions(sass: &str, kernel_file: &str) -> Vec<SassGlobal
             } else {
                 source_line = number.filter(|_| !kernel_file.is_empty() && file == kernel_file);
             }
-            continue;
+            return None;
         }
         // `/*0070*/  @!P0 LDG.E.CONSTANT R2, desc[UR4][R2.64] ;`
-        let Some(rest) = text.strip_prefix("/*").and_then(|t| t.split_once("*/")).map(|(_, r)| r) else {
-            continue;
-        };
-        let mut words = rest.split_whitespace();
-        let Some(mut op) = words.next() else { continue };
-        if op.starts_with('@') {
-            let Some(next) = words.next() else { continue };
-            op = next;
-        }
-        let base = op.split('.').next().unwrap_or(op);
-        if SASS_GLOBAL.contains(&base) {
-            found.push(SassGlobal { ptx_line, source_line });
-        }
-    }
-    found
+        let (_, rest) = text.strip_prefix("/*")?.split_once("*/")?;
+        Some((ptx_line, source_line, rest))
+    })
+}
+
+/// The global memory SASS instructions of `nvdisasm -g -gp` text, in order.
+pub fn sass_global_instructions(sass: &str, kernel_file: &str) -> Vec<SassGlobal> {
+    sass_instructions(sass, kernel_file)
+        .filter(|(_, _, rest)| {
+            let mut words = rest.split_whitespace();
+            let op = match words.next() {
+                Some(predicate) if predicate.starts_with('@') => words.next(),
+                op => op,
+            };
+            op.is_some_and(|op| SASS_GLOBAL.contains(&op.split('.').next().unwrap_or(op)))
+        })
+        .map(|(ptx_line, source_line, _)| SassGlobal { ptx_line, source_line })
+        .collect()
 }
 
 /// The source lines of `kernel_file` that at least one SASS instruction is filed under.
 pub fn sass_source_lines(sass: &str, kernel_file: &str) -> BTreeSet<u32> {
-    let mut lines = BTreeSet::new();
-    let mut current = None;
-    for text in sass.lines().map(str::trim) {
-        if let Some(rest) = text.strip_prefix("//##") {
-            let file = rest.split('"').nth(1).unwrap_or_default();
-            if file != ".nv_debug_ptx_txt" {
-                current = rest
-                    .rsplit("line ")
-                    .next()
-                    .and_then(|n| n.trim().parse::<u32>().ok())
-                    .filter(|_| !kernel_file.is_empty() && file == kernel_file);
-            }
-        } else if text.starts_with("/*")
-            && let Some(line) = current
-        {
-            lines.insert(line);
-        }
-    }
-    lines
+    sass_instructions(sass, kernel_file)
+        .filter_map(|(_, source_line, _)| source_line)
+        .collect()
 }
 
 /// PTX line -> global memory SASS instructions attributed to it.
