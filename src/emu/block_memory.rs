@@ -302,9 +302,7 @@ impl BlockRunner<'_> {
                                 let mut unchanged = true;
                                 for (e, values) in store_values.iter().enumerate().take(count) {
                                     let at = offset + e as u64 * bytes as u64;
-                                    let bits = values[l] & super::alu::mask(bytes as u8 * 8);
-                                    unchanged &= self.shared.load(at, bytes) == bits;
-                                    self.shared.store(at, bytes, values[l]);
+                                    unchanged &= self.shared.store_unchanged(at, bytes, values[l]);
                                 }
                                 if self.tracing(warp, l) {
                                     let value = store_values[0][l];

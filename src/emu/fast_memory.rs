@@ -185,8 +185,7 @@ impl BlockRunner<'_> {
                 for l in 0..32 {
                     if (m >> l) & 1 != 0 {
                         let offset = addrs[l];
-                        let unchanged = self.shared.load(offset, 4) == values[l] & 0xFFFF_FFFF;
-                        self.shared.store(offset, 4, values[l]);
+                        let unchanged = self.shared.store_unchanged(offset, 4, values[l]);
                         if let Some(h) = self.shared.note_write(offset, 4, warp.linear[l], pc as u32, unchanged) {
                             self.note_hazard(warp, l, pc, h);
                         }

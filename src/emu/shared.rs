@@ -94,6 +94,15 @@ impl SharedMemory {
         }
     }
 
+    /// Stores like `store`, and says whether the bits there were these already, which
+    /// `note_write` needs (asked only when hazards are checked: false otherwise).
+    #[inline]
+    pub fn store_unchanged(&mut self, offset: u64, bytes: u32, value: u64) -> bool {
+        let unchanged = self.check_hazards && self.load(offset, bytes) == value & super::alu::mask(bytes as u8 * 8);
+        self.store(offset, bytes, value);
+        unchanged
+    }
+
     /// Records a read by `thread` at `pc`; returns a hazard if the read is suspect.
     #[inline(always)]
     pub fn note_read(&mut self, offset: u64, bytes: u32, thread: u32, pc: u32) -> Option<Hazard> {
