@@ -203,12 +203,12 @@ pub(crate) fn run_stages(
     (run.report, Some(kernel))
 }
 
+/// The machine-code check running beside the verification (`start_machine_code_check`).
+type MachineCodeCheck = std::thread::JoinHandle<Result<crate::compile::MachineCode, String>>;
+
 /// An endless loop the emulator stopped may be one ptxas deleted: the GPU then finishes
 /// the kernel, and the fault says so on its line (the machine-code check knows).
-fn explain_endless_loop(
-    fault: KernelFault,
-    machine_code: Option<std::thread::JoinHandle<Result<crate::compile::MachineCode, String>>>,
-) -> KernelFault {
+fn explain_endless_loop(fault: KernelFault, machine_code: Option<MachineCodeCheck>) -> KernelFault {
     let KernelFault::Timeout {
         message,
         line: Some(line),
@@ -231,9 +231,7 @@ fn explain_endless_loop(
 
 /// Compares the kernel's PTX with its machine code in a thread of its own, when there is
 /// machine code (CUDA kernels; Rust kernels are loaded as PTX).
-fn start_machine_code_check(
-    kernel: &crate::compile::CompiledKernel,
-) -> Option<std::thread::JoinHandle<Result<crate::compile::MachineCode, String>>> {
+fn start_machine_code_check(kernel: &crate::compile::CompiledKernel) -> Option<MachineCodeCheck> {
     let Target::Cubin { sm } = kernel.target else {
         return None;
     };

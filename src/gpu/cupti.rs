@@ -86,7 +86,6 @@ pub fn profile_with_cupti(
     d.stream.synchronize().map_err(|e| driver_fault("setup", e))?;
     phases.end("inputs");
     let ctx: CUcontext = d.ctx.cu_ctx() as _;
-    let names = METRICS;
     let CuptiReady { chip, mut configs } = ready;
     let ids: Vec<u64> = configs.iter().map(|c| c.metricId).collect();
     // SAFETY: `ctx` is the worker's live context and stays current for the whole profile;
@@ -109,7 +108,7 @@ pub fn profile_with_cupti(
     let dropped = unsafe { disable_sass_metrics(ctx)? };
     if let Some(path) = std::env::var_os("HALOSCOPE_CUPTI_DEBUG") {
         // SAFETY: `chip` is CUPTI's static chip name string.
-        unsafe { write_debug(&path, chip, &names, &ids, &flushed) };
+        unsafe { write_debug(&path, chip, &METRICS, &ids, &flushed) };
     }
     // SAFETY: the records come straight from `flush_records`, each name freed once.
     let records = unsafe { gather_records(kernel, d.loaded_cubin.as_deref().map(Vec::as_slice), &ids, flushed) };

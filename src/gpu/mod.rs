@@ -176,7 +176,7 @@ impl Backend for GpuBackend {
     fn start_profile(&mut self, lesson: &Lesson, kernel: &CompiledKernel, seed: u64) -> bool {
         self.discard_profile();
         let request = Self::profile_request(lesson, kernel, seed);
-        match profiler::start(&mut self.spare_profiler, request, lesson.profile_size, PROFILE_TIMEOUT) {
+        match profiler::start(&mut self.spare_profiler, request, PROFILE_TIMEOUT) {
             Ok(pending) => {
                 self.pending_profile = Some(pending);
                 true
@@ -224,14 +224,13 @@ impl Backend for GpuBackend {
             None => profiler::start(
                 &mut self.spare_profiler,
                 Self::profile_request(lesson, kernel, seed),
-                lesson.profile_size,
                 PROFILE_TIMEOUT,
             )
             .map_err(|e| infrastructure(&e))?,
         };
-        let (result, took, n) = pending.collect();
+        let (result, took) = pending.collect();
         let measured = result?;
-        let mut profile = sector_profile(&measured, n);
+        let mut profile = sector_profile(&measured, lesson.profile_size);
         profile.stages.push(StageTime {
             stage: "profiler child, request to reply".into(),
             millis: took.as_secs_f64() * 1e3,

@@ -16,7 +16,6 @@ use std::time::{Duration, Instant};
 /// A profile being measured in its own child process.
 pub struct PendingProfile {
     pid: u32,
-    n: u32,
     /// The child's reply, and how long after the request it came.
     result: Receiver<(Result<Response, WorkerError>, Duration)>,
 }
@@ -28,14 +27,9 @@ pub fn ensure_spare(spare: &mut Option<Worker>) {
     }
 }
 
-/// Sends `request` (a `Request::Profile` at size `n`) to the spare child, or to a new one,
-/// on a thread of its own.
-pub fn start(
-    spare: &mut Option<Worker>,
-    request: Request,
-    n: u32,
-    timeout: Duration,
-) -> Result<PendingProfile, WorkerError> {
+/// Sends `request` (a `Request::Profile`) to the spare child, or to a new one, on a thread
+/// of its own.
+pub fn start(spare: &mut Option<Worker>, request: Request, timeout: Duration) -> Result<PendingProfile, WorkerError> {
     let mut child = match spare.take() {
         Some(child) => child,
         None => Worker::spawn(true)?,
@@ -51,13 +45,13 @@ pub fn start(
             let _ = tx.send((reply, started.elapsed()));
         })
         .map_err(|e| WorkerError::Spawn(format!("cannot start the profiler thread: {e}")))?;
-    Ok(PendingProfile { pid, n, result })
+    Ok(PendingProfile { pid, result })
 }
 
 impl PendingProfile {
     /// Waits for the child's figures. Also returns how long the child took from the request
     /// to its reply (it overlaps the verification).
-    pub fn collect(self) -> (Result<GpuProfile, KernelFault>, Duration, u32) {
+    pub fn collect(self) -> (Result<GpuProfile, KernelFault>, Duration) {
         let (reply, took) = self.result.recv().unwrap_or_else(|_| {
             (
                 Err(WorkerError::Died("the profiler thread ended without a reply".into())),
@@ -70,7 +64,7 @@ impl PendingProfile {
             Ok(other) => Err(super::unexpected(&other)),
             Err(error) => Err(super::worker_fault(&error)),
         };
-        (result, took, self.n)
+        (result, took)
     }
 
     /// Ends the child now (the run stopped before it needed the figures).
