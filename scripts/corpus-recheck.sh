@@ -12,17 +12,7 @@ export HALOSCOPE_BIN="$PWD/.devbin/haloscope" HALOSCOPE_WORKER_EXE="$PWD/.devbin
 W=/tmp/corpus-recheck
 rm -rf "$W" && mkdir -p "$W/res" "$OUT"
 python3 scripts/corpus/generate.py --seed "$SEED" --count "$COUNT" --out "$W/src" > /dev/null
-python3 - "$W" "$@" <<'PY'
-import json, os, sys
-w, wanted = sys.argv[1], set(sys.argv[2:])
-entries = [e for e in json.load(open(os.path.join(w, "src", "manifest.json"))) if e["file"] in wanted]
-d = os.path.join(w, "sub")
-for e in entries:
-    os.makedirs(os.path.dirname(os.path.join(d, e["file"])), exist_ok=True)
-    os.symlink(os.path.join(w, "src", e["file"]), os.path.join(d, e["file"]))
-json.dump(entries, open(os.path.join(d, "manifest.json"), "w"), indent=1)
-print(f"rechecking {len(entries)} of {len(wanted)} kernels")
-PY
+python3 scripts/corpus_run.py subset "$W/src" "$W/sub" "$@"
 python3 scripts/corpus_run.py ncu "$W/sub" "$W/res" --budget 200
 python3 scripts/corpus_run.py run gpu "$W/sub" "$W/res" --jobs 4 --budget 200 --timeout 90
 tar -C "$W" -czf "$OUT/recheck.tar.gz" res sub/manifest.json

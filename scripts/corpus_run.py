@@ -12,6 +12,9 @@ GPU backend, under ncu and on the emulator, in one device call (scripts/device-s
         fault the rest are launched again in a new process): RESULTS/ncu.json, {name: sectors}.
     corpus_run.py collect CORPUS RESULTS
         One line per kernel on stdout in scripts/gpu_compare.py's RUNS.jsonl shape.
+    corpus_run.py subset CORPUS OUT [--without-measured TSV ncu|cupti] [FILE ...]
+        A corpus of links to some of CORPUS's kernels: the FILEs named (all when none), less
+        those TSV (tests/corpus/h200-*.tsv) has an ncu or CUPTI figure for.
 
 $HALOSCOPE_BIN names the binary (default .devbin/haloscope).
 """
@@ -212,6 +215,28 @@ def collect(corpus, results):
         }))
 
 
+def subset(corpus, out, files, measured, column):
+    os.makedirs(out, exist_ok=True)
+    entries = manifest(corpus)
+    if files:
+        entries = [e for e in entries if e["file"] in set(files)]
+    if measured:
+        have = set()
+        for line in open(measured):
+            if line.startswith("#") or not line.strip():
+                continue
+            fields = line.rstrip("\n").split("\t")
+            if fields[2 if column == "ncu" else 3] != "-":
+                have.add(fields[0])
+        entries = [e for e in entries if e["file"] not in have]
+    for e in entries:
+        os.makedirs(os.path.dirname(os.path.join(out, e["file"])), exist_ok=True)
+        os.symlink(os.path.abspath(os.path.join(corpus, e["file"])), os.path.join(out, e["file"]))
+    with open(os.path.join(out, "manifest.json"), "w") as f:
+        json.dump(entries, f, indent=1)
+    print(f"{out}: {len(entries)} of {len(manifest(corpus))} kernels", flush=True)
+
+
 def main(argv):
     args = argv[1:]
     if args[:1] == ["run"] and len(args) >= 4:
@@ -223,6 +248,14 @@ def main(argv):
     if args[:1] == ["ncu"] and len(args) >= 3:
         budget = option(args, "--budget", 10_000)
         run_ncu(args[1], args[2], budget)
+        return 0
+    if args[:1] == ["subset"] and len(args) >= 3:
+        measured, column = None, None
+        if "--without-measured" in args:
+            i = args.index("--without-measured")
+            measured, column = args[i + 1], args[i + 2]
+            del args[i : i + 3]
+        subset(args[1], args[2], args[3:], measured, column)
         return 0
     if args[:1] == ["collect"] and len(args) == 3:
         collect(args[1], args[2])

@@ -57,29 +57,9 @@ PY
 python3 scripts/corpus/generate.py --seed "$SEED" --count "$COUNT" --out "$W/corpus-src" || echo "!! generator failed"
 
 # MEASURED=tests/corpus/h200-*.tsv: what an earlier call measured is not measured again.
-# corpus-ncu/ and corpus-gpu/ hold the manifests of what is left for each (links to the files).
-python3 - "$W" "${MEASURED:-}" <<'PY'
-import json, os, sys
-w, measured = sys.argv[1], sys.argv[2]
-have_ncu, have_cupti = set(), set()
-if measured:
-    for line in open(measured):
-        if line.startswith("#") or not line.strip():
-            continue
-        kernel, _, ncu, cupti, *_ = line.rstrip("\n").split("\t")
-        (have_ncu.add(kernel) if ncu != "-" else None)
-        (have_cupti.add(kernel) if cupti != "-" else None)
-entries = json.load(open(os.path.join(w, "corpus-src", "manifest.json")))
-for side, have in (("ncu", have_ncu), ("gpu", have_cupti)):
-    d = os.path.join(w, f"corpus-{side}")
-    os.makedirs(d, exist_ok=True)
-    left = [e for e in entries if e["file"] not in have]
-    for e in left:
-        os.makedirs(os.path.dirname(os.path.join(d, e["file"])), exist_ok=True)
-        os.symlink(os.path.join(w, "corpus-src", e["file"]), os.path.join(d, e["file"]))
-    json.dump(left, open(os.path.join(d, "manifest.json"), "w"), indent=1)
-    print(f"corpus kernels left for {side}: {len(left)} of {len(entries)}")
-PY
+# corpus-ncu/ and corpus-gpu/ hold what is left for each (links to the files).
+python3 scripts/corpus_run.py subset "$W/corpus-src" "$W/corpus-ncu" ${MEASURED:+--without-measured "$MEASURED" ncu}
+python3 scripts/corpus_run.py subset "$W/corpus-src" "$W/corpus-gpu" ${MEASURED:+--without-measured "$MEASURED" cupti}
 
 left() { echo $((BUDGET - ($(date +%s) - started))); }
 
