@@ -121,7 +121,7 @@ pub(crate) fn run_stages(
 ) -> (RunReport, Option<CompiledKernel>) {
     crate::timeline("run: compiling");
     let mut run = Run::new(lesson, request, Some(backend.info()));
-    backend.prepare();
+    backend.prepare(lesson, run.report.seed);
     let Some(mut kernel) = run.compile(backend.target(), progress) else {
         return (run.report, None);
     };

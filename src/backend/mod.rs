@@ -67,9 +67,9 @@ pub trait Backend: Send {
         cancel: &CancelFlag,
     ) -> Result<SizeRun, KernelFault>;
 
-    /// Called when a run starts: a backend that needs a helper process starts it here, so
-    /// that it gets ready while the kernel compiles.
-    fn prepare(&mut self) {}
+    /// Called when a run starts, with the run's seed: a backend that needs a helper process
+    /// starts it here, and one that draws its own data can draw it, while the kernel compiles.
+    fn prepare(&mut self, _lesson: &Lesson, _run_seed: u64) {}
 
     /// Starts the profile of `kernel` alongside the verification, where the backend can
     /// measure in parallel (the GPU's profiler child); `profile` then waits for it. Returns

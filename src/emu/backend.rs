@@ -4,12 +4,12 @@
 use super::fault::{EmuFault, EmuFaultKind};
 use super::ir::{Kind, Program};
 use super::stats::{LaunchStats, RawFinding, TracedAccess};
-use super::{RunOptions, load_program, run_lesson_kernel};
+use super::{RunOptions, launch_on_poisoned_output, load_program, run_lesson_kernel};
 use crate::backend::{
     Backend, BackendInfo, BackendKind, CancelFlag, Finding, FindingKind, KernelFault, SizeRun, ThreadPlace,
 };
 use crate::compile::{CompiledKernel, MachineCode, Target};
-use crate::harness::{check_size, poisoned_output, random_inputs};
+use crate::harness::{SizeData, poisoned_output, random_inputs, size_seed, verify_against};
 use crate::lesson::Lesson;
 use crate::report::thousands;
 use crate::report::{GlobalAccess, ProfileBuilder, SectorProfile, SharedStats};
@@ -31,6 +31,9 @@ pub struct EmulatorBackend {
     /// Accesses of the watched block's threads in the last launch, and its size.
     pub last_trace: Vec<TracedAccess>,
     pub last_trace_n: u32,
+    /// The run's sizes' inputs and reference outputs, drawn on a thread of their own from
+    /// `prepare` on (while the kernel compiles), in the order the sizes are verified.
+    prepared: Option<std::sync::mpsc::Receiver<SizeData>>,
 }
 
 impl EmulatorBackend {
@@ -41,7 +44,23 @@ impl EmulatorBackend {
             profile_launch: None,
             last_trace: Vec::new(),
             last_trace_n: 0,
+            prepared: None,
         }
+    }
+
+    /// The inputs and reference output of size `n` with `seed`: drawn ahead by `prepare`
+    /// when it drew them, else now.
+    fn size_data(&mut self, lesson: &Lesson, n: u32, seed: u64) -> SizeData {
+        if let Some(prepared) = &self.prepared {
+            // Sizes come in the order they are verified; one the run skipped is dropped.
+            while let Ok(data) = prepared.recv() {
+                if (data.n, data.seed) == (n, seed) {
+                    return data;
+                }
+            }
+            self.prepared = None;
+        }
+        SizeData::draw(lesson, n, seed)
     }
 
     /// Which block's accesses to trace from now on (`None`: none).
@@ -93,6 +112,19 @@ impl Backend for EmulatorBackend {
         Target::EMULATOR
     }
 
+    fn prepare(&mut self, lesson: &Lesson, run_seed: u64) {
+        let (send, receive) = std::sync::mpsc::sync_channel(lesson.verify_sizes.len());
+        let lesson = lesson.clone();
+        let spawned = std::thread::Builder::new().name("size data".into()).spawn(move || {
+            for &n in &lesson.verify_sizes {
+                if send.send(SizeData::draw(&lesson, n, size_seed(run_seed, n))).is_err() {
+                    return; // the run ended early
+                }
+            }
+        });
+        self.prepared = spawned.ok().map(|_| receive);
+    }
+
     fn verify_size(
         &mut self,
         lesson: &Lesson,
@@ -103,13 +135,10 @@ impl Backend for EmulatorBackend {
     ) -> Result<SizeRun, KernelFault> {
         let prog = self.program(kernel)?;
         let options = self.run_options();
-        let mut stats = None;
-        let verification = check_size(lesson, n, seed, |input, output| {
-            stats = Some(run_lesson_kernel(&prog, lesson, n, input, output, &options, cancel)?);
-            Ok::<(), EmuFault>(())
-        })
-        .map_err(|f| kernel_fault(&prog, f))?;
-        let mut stats = stats.expect("launch ran");
+        let data = self.size_data(lesson, n, seed);
+        let (mut stats, output) = launch_on_poisoned_output(&prog, lesson, n, &data.input, &options, cancel)
+            .map_err(|f| kernel_fault(&prog, f))?;
+        let verification = verify_against(lesson, &data, &output);
         let findings = stats.findings.iter().map(|f| finding(&prog, f)).collect();
         let output = (!stats.printed.is_empty()).then(|| stats.printed.to_output(&format!("verify n={n}")));
         // The profile needs only the counters: the trace moves out instead of being copied.

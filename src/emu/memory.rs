@@ -44,34 +44,49 @@ pub enum AccessError {
 }
 
 impl GlobalMemory {
-    /// Allocates a buffer holding `data` and returns its device address.
+    /// Allocates a buffer holding `data` and returns its device address. The copy is made
+    /// on every core: at the profile sizes it is 64 MiB and more (the kernel may write its
+    /// input buffer, so the caller's slice cannot be the buffer).
     pub fn alloc_f32(&mut self, name: &str, data: &[f32]) -> u64 {
+        let mut words = vec![0u32; data.len()];
+        crate::harness::parallel::fill_in_chunks(&mut words, |start, part| {
+            for (w, v) in part.iter_mut().zip(&data[start..]) {
+                *w = v.to_bits();
+            }
+        });
+        self.alloc_words(name, words)
+    }
+
+    /// Allocates a buffer that takes `words` over, without a copy, and returns its device
+    /// address (see `take_words`).
+    pub fn alloc_words(&mut self, name: &str, words: Vec<u32>) -> u64 {
         let base = self.buffers.last().map_or(GLOBAL_BASE, |b| {
             (b.end() + GLOBAL_GAP).div_ceil(ALLOCATION_ALIGN) * ALLOCATION_ALIGN
         });
-        let words = data.iter().map(|v| AtomicU32::new(v.to_bits())).collect();
+        let bytes = words.len() as u64 * 4;
+        let mut words = std::mem::ManuallyDrop::new(words);
+        let (ptr, len, capacity) = (words.as_mut_ptr(), words.len(), words.capacity());
+        // SAFETY: AtomicU32 has the size, alignment and bit validity of u32, and the vector's
+        // allocation moves over whole (the original is never dropped).
+        let words = unsafe { Vec::from_raw_parts(ptr as *mut AtomicU32, len, capacity) };
         self.buffers.push(GlobalBuffer {
             name: name.to_string(),
             base,
-            bytes: data.len() as u64 * 4,
+            bytes,
             words,
         });
         base
     }
 
-    pub fn read_f32(&self, index: usize) -> Vec<f32> {
-        self.buffers[index]
-            .words
-            .iter()
-            .map(|w| f32::from_bits(w.load(Ordering::Relaxed)))
-            .collect()
-    }
-
-    /// Copies a buffer's contents out into `out`.
-    pub fn copy_out(&self, index: usize, out: &mut [f32]) {
-        for (o, w) in out.iter_mut().zip(&self.buffers[index].words) {
-            *o = f32::from_bits(w.load(Ordering::Relaxed));
-        }
+    /// Buffer `index`'s words, moved out without a copy (the buffer is left empty).
+    pub fn take_words(&mut self, index: usize) -> Vec<u32> {
+        let b = &mut self.buffers[index];
+        b.bytes = 0;
+        let mut words = std::mem::ManuallyDrop::new(std::mem::take(&mut b.words));
+        let (ptr, len, capacity) = (words.as_mut_ptr(), words.len(), words.capacity());
+        // SAFETY: as in `alloc_words`, the other way round; `&mut self` means no access is
+        // in flight.
+        unsafe { Vec::from_raw_parts(ptr as *mut u32, len, capacity) }
     }
 
     /// Buffer index holding `[address, address + bytes)`.

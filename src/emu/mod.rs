@@ -38,6 +38,7 @@ pub use memory::GlobalMemory;
 pub use stats::{LaunchStats, PcStats, TracedAccess};
 
 use crate::backend::CancelFlag;
+use crate::harness;
 use crate::lesson::{Lesson, ParamKind};
 use crate::ptx::{PtxError, parse_module};
 
@@ -83,9 +84,44 @@ pub fn run_lesson_kernel(
     options: &RunOptions,
     cancel: &CancelFlag,
 ) -> Result<LaunchStats, EmuFault> {
+    let words = output.iter().map(|v| v.to_bits()).collect();
+    let (stats, written) = launch_lesson_kernel(prog, lesson, n, input, words, options, cancel)?;
+    for (o, w) in output.iter_mut().zip(written) {
+        *o = f32::from_bits(w);
+    }
+    Ok(stats)
+}
+
+/// Launches the lesson's kernel once at size `n` on a freshly poisoned output buffer, and
+/// returns what the kernel wrote there. The verification path: no output copy in or out
+/// (at the profile sizes each is 64 MiB or more).
+pub fn launch_on_poisoned_output(
+    prog: &Program,
+    lesson: &Lesson,
+    n: u32,
+    input: &[f32],
+    options: &RunOptions,
+    cancel: &CancelFlag,
+) -> Result<(LaunchStats, Vec<f32>), EmuFault> {
+    let mut words = vec![0u32; input.len()];
+    harness::parallel::fill_in_chunks(&mut words, |_, part| part.fill(harness::POISON_BITS));
+    let (stats, written) = launch_lesson_kernel(prog, lesson, n, input, words, options, cancel)?;
+    Ok((stats, harness::parallel::words_to_f32(written)))
+}
+
+/// One launch with `output` (its words) as the output buffer; returns that buffer after.
+fn launch_lesson_kernel(
+    prog: &Program,
+    lesson: &Lesson,
+    n: u32,
+    input: &[f32],
+    output: Vec<u32>,
+    options: &RunOptions,
+    cancel: &CancelFlag,
+) -> Result<(LaunchStats, Vec<u32>), EmuFault> {
     let mut mem = GlobalMemory::default();
     let in_address = mem.alloc_f32("in", input);
-    let out_address = mem.alloc_f32("out", output);
+    let out_address = mem.alloc_words("out", output);
     for g in &prog.globals {
         mem.alloc_bytes_at(&g.name, g.address, g.bytes, &g.init);
     }
@@ -112,7 +148,8 @@ pub fn run_lesson_kernel(
             .fetch_window
             .map(|w| (w, in_address, in_address + 4 * input.len() as u64)),
     };
+    crate::timeline("emulator memory ready");
     let stats = launch(prog, &cfg, &mem, cancel, options.host_threads)?;
-    mem.copy_out(1, output);
-    Ok(stats)
+    crate::timeline("emulator launch done");
+    Ok((stats, mem.take_words(1)))
 }

@@ -169,7 +169,7 @@ impl Backend for GpuBackend {
         }
     }
 
-    fn prepare(&mut self) {
+    fn prepare(&mut self, _lesson: &Lesson, _run_seed: u64) {
         profiler::ensure_spare(&mut self.spare_profiler);
     }
 

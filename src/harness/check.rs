@@ -1,6 +1,7 @@
 //! One verified launch at one size, the same for every backend: fresh inputs, a poisoned
 //! output, the backend's launch with the CPU reference computed beside it, then the
-//! verifier.
+//! verifier. A backend that can draw the data ahead of the launch (the emulator, while the
+//! kernel compiles) uses [`SizeData`] and [`verify_against`] instead of [`check_size`].
 
 use super::{SizeVerification, poisoned_output, random_inputs, reference_output, verify_output};
 use crate::lesson::Lesson;
@@ -24,15 +25,50 @@ pub fn check_size<E>(
         (launched, reference.join().expect("the reference thread panicked"))
     });
     launched?;
-    let (wrong, unwritten, first_mismatches) = verify_output(&lesson.stencil, n, &input, &expected, &output);
-    Ok(SizeVerification {
+    let data = SizeData {
         n,
-        grid: lesson.grid_for(n),
+        seed,
+        input,
+        expected,
+    };
+    Ok(verify_against(lesson, &data, &output))
+}
+
+/// One size's inputs and the CPU reference's output for them.
+pub struct SizeData {
+    pub n: u32,
+    pub seed: u64,
+    pub input: Vec<f32>,
+    pub expected: Vec<f32>,
+}
+
+impl SizeData {
+    /// The inputs of `seed` at size `n` and their reference output.
+    pub fn draw(lesson: &Lesson, n: u32, seed: u64) -> SizeData {
+        let input = random_inputs(lesson.stencil.elements(n), seed);
+        let expected = reference_output(&lesson.stencil, n, &input);
+        SizeData {
+            n,
+            seed,
+            input,
+            expected,
+        }
+    }
+}
+
+/// Verifies every element of `output`, a launch's result on `data.input`.
+pub fn verify_against(lesson: &Lesson, data: &SizeData, output: &[f32]) -> SizeVerification {
+    let (wrong, unwritten, first_mismatches) =
+        verify_output(&lesson.stencil, data.n, &data.input, &data.expected, output);
+    crate::timeline("verified");
+    SizeVerification {
+        n: data.n,
+        grid: lesson.grid_for(data.n),
         block: lesson.block,
-        elements: count,
+        elements: output.len(),
         wrong,
         unwritten,
         first_mismatches,
-        seed,
-    })
+        seed: data.seed,
+    }
 }

@@ -8,7 +8,7 @@ mod poison;
 mod reference;
 mod verify;
 
-pub use check::check_size;
+pub use check::{SizeData, check_size, verify_against};
 pub use inputs::{fresh_seed, random_inputs, size_seed};
 pub use poison::{POISON_BITS, is_poison, poisoned_output};
 pub use reference::{Coord, coord_of, reference_output};

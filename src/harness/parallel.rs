@@ -32,6 +32,38 @@ pub fn fill_in_chunks<T: Send>(out: &mut [T], fill: impl Fn(usize, &mut [T]) + S
     });
 }
 
+/// `words` as floats, without a copy (the emulator's buffers are words).
+pub fn words_to_f32(words: Vec<u32>) -> Vec<f32> {
+    let mut words = std::mem::ManuallyDrop::new(words);
+    let (ptr, len, capacity) = (words.as_mut_ptr(), words.len(), words.capacity());
+    // SAFETY: f32 and u32 have the same size and alignment, and every bit pattern is a
+    // valid f32; the allocation moves over whole.
+    unsafe { Vec::from_raw_parts(ptr as *mut f32, len, capacity) }
+}
+
+/// Calls `part(range)` for consecutive ranges that together cover `0..len`, on up to
+/// `host_threads()` threads, and returns their results in order.
+pub fn map_ranges<R: Send>(len: usize, part: impl Fn(std::ops::Range<usize>) -> R + Sync) -> Vec<R> {
+    let threads = host_threads().min(len / PARALLEL_FROM).max(1);
+    if threads == 1 {
+        return vec![part(0..len)];
+    }
+    let chunk = len.div_ceil(threads);
+    std::thread::scope(|scope| {
+        let handles: Vec<_> = (0..len)
+            .step_by(chunk)
+            .map(|start| {
+                let part = &part;
+                scope.spawn(move || part(start..(start + chunk).min(len)))
+            })
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| h.join().expect("a worker thread panicked"))
+            .collect()
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -75,31 +75,43 @@ pub fn verify_output(
 ) -> (usize, usize, Vec<Mismatch>) {
     let n_us = n as usize;
     let strides: Vec<usize> = (0..stencil.dims).map(|d| n_us.pow(d)).collect();
+    // On every core (about 0.15 s on one at the profile sizes); the parts come back in index
+    // order, so the listed mismatches are the first ones whatever the split.
+    let parts = super::parallel::map_ranges(expected.len(), |range| {
+        let (mut wrong, mut unwritten, mut first) = (0usize, 0usize, Vec::new());
+        for index in range {
+            let (e, g) = (expected[index], got[index]);
+            let bad_kind = if is_poison(g) {
+                Some(None)
+            } else if !element_ok(stencil, n_us, &strides, input, index, e, g) {
+                Some(Some(g))
+            } else {
+                None
+            };
+            let Some(got_value) = bad_kind else { continue };
+            if got_value.is_some() {
+                wrong += 1;
+            } else {
+                unwritten += 1;
+            }
+            if first.len() < MAX_LISTED_MISMATCHES {
+                first.push(Mismatch {
+                    at: coord_of(stencil, n, index),
+                    index,
+                    expected: e,
+                    got: got_value,
+                });
+            }
+        }
+        (wrong, unwritten, first)
+    });
     let (mut wrong, mut unwritten, mut first) = (0usize, 0usize, Vec::new());
-    for index in 0..expected.len() {
-        let (e, g) = (expected[index], got[index]);
-        let bad_kind = if is_poison(g) {
-            Some(None)
-        } else if !element_ok(stencil, n_us, &strides, input, index, e, g) {
-            Some(Some(g))
-        } else {
-            None
-        };
-        let Some(got_value) = bad_kind else { continue };
-        if got_value.is_some() {
-            wrong += 1;
-        } else {
-            unwritten += 1;
-        }
-        if first.len() < MAX_LISTED_MISMATCHES {
-            first.push(Mismatch {
-                at: coord_of(stencil, n, index),
-                index,
-                expected: e,
-                got: got_value,
-            });
-        }
+    for (w, u, f) in parts {
+        wrong += w;
+        unwritten += u;
+        first.extend(f);
     }
+    first.truncate(MAX_LISTED_MISMATCHES);
     (wrong, unwritten, first)
 }
 
