@@ -1,15 +1,16 @@
 //! The emulator as a [`Backend`]: decodes the PTX once per kernel, verifies each size, and
 //! turns launch counters into the report's sector profile, findings and faults.
 
+use super::ahead::{LaunchAhead, PreparedSizes, launch_size};
 use super::fault::{EmuFault, EmuFaultKind};
 use super::ir::{Kind, Program};
 use super::stats::{LaunchStats, RawFinding, TracedAccess};
-use super::{RunOptions, launch_on_poisoned_output, load_program, run_lesson_kernel};
+use super::{RunOptions, load_program, run_lesson_kernel};
 use crate::backend::{
     Backend, BackendInfo, BackendKind, CancelFlag, Finding, FindingKind, KernelFault, SizeRun, ThreadPlace,
 };
 use crate::compile::{CompiledKernel, MachineCode, Target};
-use crate::harness::{SizeData, poisoned_output, random_inputs, size_seed, verify_against};
+use crate::harness::{poisoned_output, random_inputs, verify_against};
 use crate::lesson::Lesson;
 use crate::report::thousands;
 use crate::report::{GlobalAccess, ProfileBuilder, SectorProfile, SharedStats};
@@ -31,9 +32,11 @@ pub struct EmulatorBackend {
     /// Accesses of the watched block's threads in the last launch, and its size.
     pub last_trace: Vec<TracedAccess>,
     pub last_trace_n: u32,
-    /// The run's sizes' inputs and reference outputs, drawn on a thread of their own from
-    /// `prepare` on (while the kernel compiles), in the order the sizes are verified.
-    prepared: Option<std::sync::mpsc::Receiver<SizeData>>,
+    /// The run's sizes' inputs and reference outputs, drawn from `prepare` on (while the
+    /// kernel compiles).
+    prepared: PreparedSizes,
+    /// The profile size's verification launch, started by `start_profile`.
+    ahead: Option<LaunchAhead>,
 }
 
 impl EmulatorBackend {
@@ -44,23 +47,9 @@ impl EmulatorBackend {
             profile_launch: None,
             last_trace: Vec::new(),
             last_trace_n: 0,
-            prepared: None,
+            prepared: PreparedSizes::default(),
+            ahead: None,
         }
-    }
-
-    /// The inputs and reference output of size `n` with `seed`: drawn ahead by `prepare`
-    /// when it drew them, else now.
-    fn size_data(&mut self, lesson: &Lesson, n: u32, seed: u64) -> SizeData {
-        if let Some(prepared) = &self.prepared {
-            // Sizes come in the order they are verified; one the run skipped is dropped.
-            while let Ok(data) = prepared.recv() {
-                if (data.n, data.seed) == (n, seed) {
-                    return data;
-                }
-            }
-            self.prepared = None;
-        }
-        SizeData::draw(lesson, n, seed)
     }
 
     /// Which block's accesses to trace from now on (`None`: none).
@@ -95,6 +84,13 @@ impl EmulatorBackend {
     }
 }
 
+impl Drop for EmulatorBackend {
+    /// A launch started ahead stops with the backend.
+    fn drop(&mut self) {
+        self.discard_profile();
+    }
+}
+
 impl Backend for EmulatorBackend {
     fn info(&self) -> BackendInfo {
         let threads = if self.options.threads > 0 {
@@ -113,16 +109,26 @@ impl Backend for EmulatorBackend {
     }
 
     fn prepare(&mut self, lesson: &Lesson, run_seed: u64) {
-        let (send, receive) = std::sync::mpsc::sync_channel(lesson.verify_sizes.len());
-        let lesson = lesson.clone();
-        let spawned = std::thread::Builder::new().name("size data".into()).spawn(move || {
-            for &n in &lesson.verify_sizes {
-                if send.send(SizeData::draw(&lesson, n, size_seed(run_seed, n))).is_err() {
-                    return; // the run ended early
-                }
-            }
-        });
-        self.prepared = spawned.ok().map(|_| receive);
+        self.discard_profile();
+        self.prepared = PreparedSizes::draw(lesson, run_seed);
+    }
+
+    /// Starts the profile size's verification launch, whose counters are the profile. The
+    /// profile itself then needs no waiting: false.
+    fn start_profile(&mut self, lesson: &Lesson, kernel: &CompiledKernel, seed: u64) -> bool {
+        self.discard_profile();
+        let key = (lesson.profile_size, seed);
+        let (Ok(prog), Some(data)) = (self.program(kernel), self.prepared.claim(key)) else {
+            return false;
+        };
+        self.ahead = LaunchAhead::start(prog, &kernel.ptx, lesson, key, data, self.run_options());
+        false
+    }
+
+    fn discard_profile(&mut self) {
+        if let Some(ahead) = self.ahead.take() {
+            ahead.discard();
+        }
     }
 
     fn verify_size(
@@ -135,9 +141,15 @@ impl Backend for EmulatorBackend {
     ) -> Result<SizeRun, KernelFault> {
         let prog = self.program(kernel)?;
         let options = self.run_options();
-        let data = self.size_data(lesson, n, seed);
-        let (mut stats, output) = launch_on_poisoned_output(&prog, lesson, n, &data.input, &options, cancel)
-            .map_err(|f| kernel_fault(&prog, f))?;
+        let launched = match self.ahead.take() {
+            Some(ahead) if ahead.is_for(&kernel.ptx, (n, seed)) => ahead.wait(cancel),
+            other => {
+                self.ahead = other;
+                let data = self.prepared.take(lesson, (n, seed));
+                launch_size(&prog, lesson, data, &options, cancel)
+            }
+        };
+        let (data, mut stats, output) = launched.map_err(|f| kernel_fault(&prog, f))?;
         let verification = verify_against(lesson, &data, &output);
         let findings = stats.findings.iter().map(|f| finding(&prog, f)).collect();
         let output = (!stats.printed.is_empty()).then(|| stats.printed.to_output(&format!("verify n={n}")));

@@ -3,6 +3,7 @@
 //! counts them) and the learner-facing checks (out-of-bounds, uninitialised shared reads,
 //! shared-memory races, divergent barriers, runaway loops).
 
+mod ahead;
 mod alu;
 mod atomic;
 mod backend;

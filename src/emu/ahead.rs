@@ -1,0 +1,151 @@
+//! Work the emulator does ahead of the pipeline's calls, on threads of its own: the sizes'
+//! inputs and reference outputs drawn while the kernel compiles, and the profile size's
+//! verification launch (by far the longest) started as soon as the kernel is compiled, so
+//! that the smaller sizes are verified while it runs and every core has work.
+
+use super::fault::{EmuFault, EmuFaultKind};
+use super::ir::Program;
+use super::stats::LaunchStats;
+use super::{RunOptions, launch_on_poisoned_output};
+use crate::backend::CancelFlag;
+use crate::harness::{SizeData, size_seed};
+use crate::lesson::Lesson;
+use std::sync::Arc;
+use std::sync::mpsc::{Receiver, sync_channel};
+use std::thread::JoinHandle;
+
+/// Which size of which run: (n, seed).
+pub type SizeKey = (u32, u64);
+
+/// The sizes' data, drawn in the background: smallest first, so the first launches wait
+/// least.
+#[derive(Default)]
+pub struct PreparedSizes {
+    pending: Vec<(SizeKey, Receiver<SizeData>)>,
+}
+
+impl PreparedSizes {
+    /// Starts drawing every verification size of the run of `run_seed`.
+    pub fn draw(lesson: &Lesson, run_seed: u64) -> PreparedSizes {
+        let mut sizes = lesson.verify_sizes.clone();
+        sizes.sort_by_key(|&n| lesson.stencil.elements(n));
+        let mut pending = Vec::new();
+        let mut senders = Vec::new();
+        for n in sizes {
+            let (send, receive) = sync_channel(1);
+            pending.push(((n, size_seed(run_seed, n)), receive));
+            senders.push((n, send));
+        }
+        let lesson = lesson.clone();
+        let spawned = std::thread::Builder::new().name("size data".into()).spawn(move || {
+            for (n, send) in senders {
+                // A run that ended early has dropped its receivers: stop drawing.
+                if send.send(SizeData::draw(&lesson, n, size_seed(run_seed, n))).is_err() {
+                    return;
+                }
+            }
+        });
+        match spawned {
+            Ok(_) => PreparedSizes { pending },
+            Err(_) => PreparedSizes::default(),
+        }
+    }
+
+    /// Where size `key`'s data will arrive, if it is being drawn (once: the caller owns it).
+    pub fn claim(&mut self, key: SizeKey) -> Option<Receiver<SizeData>> {
+        let i = self.pending.iter().position(|(k, _)| *k == key)?;
+        Some(self.pending.swap_remove(i).1)
+    }
+
+    /// Size `key`'s data: as drawn ahead when it was, else drawn now.
+    pub fn take(&mut self, lesson: &Lesson, key: SizeKey) -> SizeData {
+        self.claim(key)
+            .and_then(|receive| receive.recv().ok())
+            .unwrap_or_else(|| SizeData::draw(lesson, key.0, key.1))
+    }
+}
+
+/// What one verification launch leaves: its data, its counters and the output it wrote.
+pub type Launched = (SizeData, LaunchStats, Vec<f32>);
+
+/// One verification launch on the calling thread.
+pub fn launch_size(
+    prog: &Program,
+    lesson: &Lesson,
+    data: SizeData,
+    options: &RunOptions,
+    cancel: &CancelFlag,
+) -> Result<Launched, EmuFault> {
+    let (stats, output) = launch_on_poisoned_output(prog, lesson, data.n, &data.input, options, cancel)?;
+    Ok((data, stats, output))
+}
+
+/// A verification launch running on a thread of its own.
+pub struct LaunchAhead {
+    /// The kernel's PTX and the size: the launch answers only that call.
+    ptx: String,
+    key: SizeKey,
+    stop: CancelFlag,
+    handle: JoinHandle<Result<Launched, EmuFault>>,
+}
+
+impl LaunchAhead {
+    /// Starts the launch of `prog` (compiled from `ptx`) at size `key` on the data that
+    /// `data` delivers.
+    pub fn start(
+        prog: Arc<Program>,
+        ptx: &str,
+        lesson: &Lesson,
+        key: SizeKey,
+        data: Receiver<SizeData>,
+        options: RunOptions,
+    ) -> Option<LaunchAhead> {
+        let stop = CancelFlag::default();
+        let lesson = lesson.clone();
+        let thread_stop = stop.clone();
+        let handle = std::thread::Builder::new()
+            .name("profile-size launch".into())
+            .spawn(move || {
+                let data = data.recv().unwrap_or_else(|_| SizeData::draw(&lesson, key.0, key.1));
+                launch_size(&prog, &lesson, data, &options, &thread_stop)
+            })
+            .ok()?;
+        Some(LaunchAhead {
+            ptx: ptx.to_string(),
+            key,
+            stop,
+            handle,
+        })
+    }
+
+    /// Whether this is the launch of `ptx` at size `key`.
+    pub fn is_for(&self, ptx: &str, key: SizeKey) -> bool {
+        self.key == key && self.ptx == ptx
+    }
+
+    /// Waits for the launch; `cancel` (the run's Cancel) stops it.
+    pub fn wait(self, cancel: &CancelFlag) -> Result<Launched, EmuFault> {
+        while !self.handle.is_finished() {
+            if cancel.is_cancelled() {
+                self.stop.cancel();
+            }
+            std::thread::sleep(std::time::Duration::from_millis(2));
+        }
+        self.handle.join().unwrap_or_else(|_| {
+            Err(EmuFault {
+                kind: EmuFaultKind::Trap {
+                    message: "the emulator's launch thread panicked".into(),
+                },
+                pc: None,
+                block: [0; 3],
+                thread: None,
+                block_index: 0,
+            })
+        })
+    }
+
+    /// Stops the launch; nobody will collect it (its thread ends at its next block).
+    pub fn discard(self) {
+        self.stop.cancel();
+    }
+}
