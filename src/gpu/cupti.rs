@@ -63,6 +63,23 @@ pub fn get_ready(d: &Device) -> Result<CuptiReady, KernelFault> {
     }
 }
 
+/// At most this many of the profile run's launches are measured under CUPTI. A patched
+/// launch of the 2D starter at n=4096 takes about 9.5 ms on the H200 (100 took 947 ms, most
+/// of a GPU run), and every launch of a kernel on the same input issues the same sectors:
+/// over the whole corpus (320 kernels, docs/device-runs/2026-12-04-corpus.md) CUPTI's sum
+/// over 100 launches was exactly 100 times ncu's one launch wherever the figures agreed.
+/// So a tenth of the launches is measured and scaled, as the emulator scales its one.
+pub const MEASURED_LAUNCHES_AT_MOST: u32 = 10;
+
+/// The launches measured for a profile run of `launches`: the largest divisor of `launches`
+/// not above [`MEASURED_LAUNCHES_AT_MOST`], so the scale is a whole number.
+pub fn measured_launches(launches: u32) -> u32 {
+    (1..=MEASURED_LAUNCHES_AT_MOST.min(launches).max(1))
+        .rev()
+        .find(|m| launches.is_multiple_of(*m))
+        .unwrap_or(1)
+}
+
 pub fn profile_with_cupti(
     d: &mut Device,
     ready: Option<CuptiReady>,
@@ -93,7 +110,8 @@ pub fn profile_with_cupti(
     unsafe { enable_sass_metrics(ctx, &mut configs)? };
     phases.end("CUPTI enable");
 
-    for _ in 0..launches {
+    let measured = measured_launches(launches);
+    for _ in 0..measured {
         d.launch(&f, lesson, n, &d_in, &mut d_out)
             .map_err(|e| driver_fault("a profiled launch", e))?;
     }
@@ -118,8 +136,12 @@ pub fn profile_with_cupti(
     Ok(GpuProfile {
         phases: phases.done,
         launches,
+        measured_launches: measured,
         records,
-        source: format!("CUPTI SASS metrics ({SECTORS}) over {launches} launches at n={n}, dropped records: {dropped}"),
+        source: format!(
+            "CUPTI SASS metrics ({SECTORS}) over {measured} launches at n={n}, x{} for {launches} (every launch on the same input issues the same sectors), dropped records: {dropped}",
+            launches / measured
+        ),
         millis: started.elapsed().as_secs_f64() * 1e3,
         output: None, // filled by the worker once the launches' printf text is read
     })
@@ -468,5 +490,17 @@ impl Phases {
         self.done
             .push((what.to_string(), (now - self.since).as_secs_f64() * 1e3));
         self.since = now;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::measured_launches;
+
+    #[test]
+    fn the_measured_launches_divide_the_profile_run() {
+        for (launches, measured) in [(100, 10), (30, 10), (12, 6), (7, 7), (13, 1), (1, 1)] {
+            assert_eq!(measured_launches(launches), measured, "{launches} launches");
+        }
     }
 }

@@ -267,22 +267,25 @@ impl Backend for GpuBackend {
 
 /// CUPTI's per-instruction records summed into the report's shape.
 pub fn sector_profile(p: &GpuProfile, n: u32) -> SectorProfile {
-    let mut builder = ProfileBuilder::new(n, p.launches, p.launches);
+    let measured = p.measured_launches.max(1);
+    // The records are sums over the measured launches; the profile run is a whole multiple.
+    let k = (p.launches / measured) as u64;
+    let mut builder = ProfileBuilder::new(n, p.launches, measured);
     for r in p
         .records
         .iter()
         .filter(|r| r.sectors > 0 || r.global_loads > 0 || r.global_stores > 0)
     {
-        let instructions = r.global_loads + r.global_stores;
+        let instructions = (r.global_loads + r.global_stores) * k;
         builder.add_global(GlobalAccess {
             line: r.line,
             store: r.global_stores > 0,
-            sectors: r.sectors,
-            ideal_sectors: r.ideal_sectors,
+            sectors: r.sectors * k,
+            ideal_sectors: r.ideal_sectors * k,
             instructions,
         });
         // Only global memory instructions are counted on the GPU, so the line's lanes are theirs.
-        builder.add_instructions(r.line, instructions, r.active_lanes);
+        builder.add_instructions(r.line, instructions, r.active_lanes * k);
     }
     let mut profile = builder.finish(None, |_| true);
     profile.source = p.source.clone();

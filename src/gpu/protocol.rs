@@ -114,7 +114,11 @@ pub struct PcRecord {
 
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 pub struct GpuProfile {
+    /// The profile run's launches: the records are scaled to these.
     pub launches: u32,
+    /// Of which were measured under CUPTI (see `cupti::measured_launches`); the records
+    /// hold their sums.
+    pub measured_launches: u32,
     pub records: Vec<PcRecord>,
     /// Where the figures came from, in words.
     pub source: String,
