@@ -11,6 +11,8 @@ OUT="${OUT:-/tmp/device-speed}"
 REPEATS="${REPEATS:-3}"
 CORPUS_KERNELS="${CORPUS_KERNELS:-64}"
 export HALOSCOPE_BIN="$PWD/.devbin/haloscope" HALOSCOPE_WORKER_EXE="$PWD/.devbin/haloscope"
+# The Rust kernels: the PTX this machine made (.devbin/rust-ptx), since the device has no rustc.
+export HALOSCOPE_RUSTC="$PWD/scripts/replay-rustc.sh"
 W=/tmp/device-speed-work
 rm -rf "$W" && mkdir -p "$W/res" "$OUT"
 started=$(date +%s)
