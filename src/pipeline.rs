@@ -53,6 +53,12 @@ pub enum Progress {
         index: usize,
         of: usize,
     },
+    /// A long launch of size `n` under way: `done` of its `blocks` finished.
+    Launching {
+        n: u32,
+        done: u64,
+        blocks: u64,
+    },
     Profiling {
         n: u32,
         launches: u32,
@@ -67,6 +73,7 @@ impl Progress {
         match self {
             Progress::Compiling { .. } => 0.02,
             Progress::Verifying { index, of, .. } => 0.1 + 0.4 * (*index as f32 / (*of).max(1) as f32),
+            Progress::Launching { done, blocks, .. } => 0.1 + 0.4 * (*done as f32 / (*blocks).max(1) as f32),
             Progress::Profiling { .. } => 0.55,
             Progress::Timing => 0.9,
             Progress::Done => 1.0,
@@ -77,6 +84,10 @@ impl Progress {
         match self {
             Progress::Compiling { compiler } => format!("compiling with {compiler}"),
             Progress::Verifying { n, index, of } => format!("verifying n={n} ({}/{of})", index + 1),
+            Progress::Launching { n, done, blocks } => format!(
+                "launch n={n}: {done} of {blocks} blocks ({:.0}%)",
+                100.0 * *done as f64 / (*blocks).max(1) as f64
+            ),
             Progress::Profiling { n, launches } => format!("profiling n={n} ({launches} launches)"),
             Progress::Timing => "timing".into(),
             Progress::Done => "done".into(),
@@ -139,7 +150,7 @@ pub(crate) fn run_stages(
             of: sizes.len(),
         });
         let started = Instant::now();
-        let result = backend.verify_size(lesson, &kernel, n, size_seed(run.report.seed, n), cancel);
+        let result = backend.verify_size(lesson, &kernel, n, size_seed(run.report.seed, n), progress, cancel);
         run.stage(&format!("verify n={n}"), started);
         match result {
             Ok(size_run) => {

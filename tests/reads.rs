@@ -21,7 +21,7 @@ fn traced(lesson_id: &str, kernel: &str, n: u32, thread: [u32; 3]) -> (OutputRea
         watch: Some(watched_block(&lesson)),
     });
     let run = emu
-        .verify_size(&lesson, &compiled, n, 1, &CancelFlag::default())
+        .verify_size(&lesson, &compiled, n, 1, &mut |_| {}, &CancelFlag::default())
         .unwrap();
     assert!(run.verification.passed(), "{kernel}: {}", run.verification.summary());
     assert!(run.findings.is_empty(), "{kernel}: {:?}", run.findings);

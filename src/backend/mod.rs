@@ -11,6 +11,7 @@ pub use crate::report::{
 use crate::compile::{CompiledKernel, Target};
 use crate::harness::SizeVerification;
 use crate::lesson::Lesson;
+use crate::pipeline::Progress;
 use crate::report::{SectorProfile, Timing};
 use serde::{Deserialize, Serialize};
 use std::sync::Arc;
@@ -57,13 +58,15 @@ pub trait Backend: Send {
     fn target(&self) -> Target;
 
     /// Launches the kernel once at size `n` on fresh inputs from `seed` into a poisoned output
-    /// and verifies every element.
+    /// and verifies every element. A backend whose launch can take seconds says how far it
+    /// is through `progress` ([`Progress::Launching`]).
     fn verify_size(
         &mut self,
         lesson: &Lesson,
         kernel: &CompiledKernel,
         n: u32,
         seed: u64,
+        progress: &mut dyn FnMut(Progress),
         cancel: &CancelFlag,
     ) -> Result<SizeRun, KernelFault>;
 

@@ -11,8 +11,10 @@ use crate::backend::CancelFlag;
 use crate::harness::{SizeData, size_seed};
 use crate::lesson::Lesson;
 use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::mpsc::{Receiver, sync_channel};
 use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
 
 /// Which size of which run: (n, seed).
 pub type SizeKey = (u32, u64);
@@ -86,8 +88,15 @@ pub struct LaunchAhead {
     ptx: String,
     key: SizeKey,
     stop: CancelFlag,
+    /// Blocks finished, and of how many.
+    done: Arc<AtomicU64>,
+    blocks: u64,
     handle: JoinHandle<Result<Launched, EmuFault>>,
 }
+
+/// How often a waiting caller hears how far the launch is (a run at the lessons' sizes
+/// takes about a second; a 64-million-thread launch tens of seconds).
+const PROGRESS_EVERY: Duration = Duration::from_millis(250);
 
 impl LaunchAhead {
     /// Starts the launch of `prog` (compiled from `ptx`) at size `key` on the data that
@@ -98,9 +107,12 @@ impl LaunchAhead {
         lesson: &Lesson,
         key: SizeKey,
         data: Receiver<SizeData>,
-        options: RunOptions,
+        mut options: RunOptions,
     ) -> Option<LaunchAhead> {
         let stop = CancelFlag::default();
+        let done = Arc::new(AtomicU64::new(0));
+        options.blocks_done = Some(done.clone());
+        let blocks = lesson.grid_for(key.0).iter().map(|&g| g as u64).product();
         let lesson = lesson.clone();
         let thread_stop = stop.clone();
         let handle = std::thread::Builder::new()
@@ -114,6 +126,8 @@ impl LaunchAhead {
             ptx: ptx.to_string(),
             key,
             stop,
+            done,
+            blocks,
             handle,
         })
     }
@@ -123,13 +137,19 @@ impl LaunchAhead {
         self.key == key && self.ptx == ptx
     }
 
-    /// Waits for the launch; `cancel` (the run's Cancel) stops it.
-    pub fn wait(self, cancel: &CancelFlag) -> Result<Launched, EmuFault> {
+    /// Waits for the launch, telling `progress` (blocks done, of how many) every
+    /// [`PROGRESS_EVERY`]; `cancel` (the run's Cancel) stops it.
+    pub fn wait(self, cancel: &CancelFlag, progress: &mut dyn FnMut(u64, u64)) -> Result<Launched, EmuFault> {
+        let mut told = Instant::now();
         while !self.handle.is_finished() {
             if cancel.is_cancelled() {
                 self.stop.cancel();
             }
-            std::thread::sleep(std::time::Duration::from_millis(2));
+            if told.elapsed() >= PROGRESS_EVERY {
+                progress(self.done.load(Ordering::Relaxed), self.blocks);
+                told = Instant::now();
+            }
+            std::thread::sleep(Duration::from_millis(2));
         }
         self.handle.join().unwrap_or_else(|_| {
             Err(EmuFault {

@@ -12,6 +12,7 @@ use crate::backend::{
 use crate::compile::{CompiledKernel, MachineCode, Target};
 use crate::harness::{poisoned_output, random_inputs, verify_against};
 use crate::lesson::Lesson;
+use crate::pipeline::Progress;
 use crate::report::thousands;
 use crate::report::{GlobalAccess, ProfileBuilder, SectorProfile, SharedStats};
 use std::sync::Arc;
@@ -137,12 +138,15 @@ impl Backend for EmulatorBackend {
         kernel: &CompiledKernel,
         n: u32,
         seed: u64,
+        progress: &mut dyn FnMut(Progress),
         cancel: &CancelFlag,
     ) -> Result<SizeRun, KernelFault> {
         let prog = self.program(kernel)?;
         let options = self.run_options();
         let launched = match self.ahead.take() {
-            Some(ahead) if ahead.is_for(&kernel.ptx, (n, seed)) => ahead.wait(cancel),
+            Some(ahead) if ahead.is_for(&kernel.ptx, (n, seed)) => ahead.wait(cancel, &mut |done, blocks| {
+                progress(Progress::Launching { n, done, blocks })
+            }),
             other => {
                 self.ahead = other;
                 let data = self.prepared.take(lesson, (n, seed));

@@ -15,13 +15,15 @@ const CHUNK: u64 = 8;
 
 pub use crate::harness::parallel::host_threads;
 
-/// Runs every block of the grid. `threads` host threads (1 for the naive baseline).
+/// Runs every block of the grid. `threads` host threads (1 for the naive baseline);
+/// `blocks_done`, when given, counts the finished blocks as they finish.
 pub fn launch(
     prog: &Program,
     cfg: &LaunchConfig,
     mem: &GlobalMemory,
     cancel: &CancelFlag,
     threads: usize,
+    blocks_done: Option<&AtomicU64>,
 ) -> Result<LaunchStats, EmuFault> {
     let blocks: u64 = cfg.grid.iter().map(|&g| g as u64).product();
     let next = AtomicU64::new(0);
@@ -39,7 +41,8 @@ pub fn launch(
                         if start >= blocks || abort.load(Ordering::Relaxed) {
                             break;
                         }
-                        for index in start..(start + CHUNK).min(blocks) {
+                        let end = (start + CHUNK).min(blocks);
+                        for index in start..end {
                             if cancel.is_cancelled() {
                                 record(
                                     &first_fault,
@@ -61,6 +64,9 @@ pub fn launch(
                                 abort.store(true, Ordering::Relaxed);
                                 break;
                             }
+                        }
+                        if let Some(done) = blocks_done {
+                            done.fetch_add(end - start, Ordering::Relaxed);
                         }
                     }
                     runner.stats.fetch_map = runner.fetch.take().map(|counter| counter.map);

@@ -59,6 +59,8 @@ pub struct RunOptions {
     pub host_threads: usize,
     /// Count the input's fetches in this window (the heat map).
     pub fetch_window: Option<fetch_map::FetchWindow>,
+    /// Blocks finished so far, counted up as the launch goes (for a progress bar).
+    pub blocks_done: Option<std::sync::Arc<std::sync::atomic::AtomicU64>>,
 }
 
 impl Default for RunOptions {
@@ -70,6 +72,7 @@ impl Default for RunOptions {
             lanes_per_warp: 32,
             host_threads: host_threads(),
             fetch_window: None,
+            blocks_done: None,
         }
     }
 }
@@ -150,7 +153,14 @@ fn launch_lesson_kernel(
             .map(|w| (w, in_address, in_address + 4 * input.len() as u64)),
     };
     crate::timeline("emulator memory ready");
-    let stats = launch(prog, &cfg, &mem, cancel, options.host_threads)?;
+    let stats = launch(
+        prog,
+        &cfg,
+        &mem,
+        cancel,
+        options.host_threads,
+        options.blocks_done.as_deref(),
+    )?;
     crate::timeline("emulator launch done");
     Ok((stats, mem.take_words(1)))
 }

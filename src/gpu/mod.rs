@@ -17,6 +17,7 @@ pub use worker::worker_main;
 use crate::backend::{Backend, BackendInfo, BackendKind, CancelFlag, KernelFault, SizeRun};
 use crate::compile::{CompiledKernel, Target};
 use crate::lesson::Lesson;
+use crate::pipeline::Progress;
 use crate::report::{GlobalAccess, ProfileBuilder, SectorProfile, StageTime, Timing};
 use process::{Worker, WorkerError};
 use protocol::{DeviceInfo, GpuProfile, KernelImage, Request, Response};
@@ -197,6 +198,7 @@ impl Backend for GpuBackend {
         kernel: &CompiledKernel,
         n: u32,
         seed: u64,
+        _progress: &mut dyn FnMut(Progress),
         _cancel: &CancelFlag,
     ) -> Result<SizeRun, KernelFault> {
         let request = Request::Verify {
