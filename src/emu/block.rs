@@ -415,6 +415,23 @@ impl<'a> BlockRunner<'a> {
         }
     }
 
+    /// Source operand, all 32 lanes, without copying a register: a register is borrowed
+    /// from the file; an immediate or a special register is written into `scratch`.
+    #[inline(always)]
+    pub fn lanes<'w>(&self, warp: &'w Warp, src: Src, scratch: &'w mut [u64; 32]) -> &'w [u64; 32] {
+        match src {
+            Src::Reg(r) => warp.reg(r).try_into().expect("32 lanes"),
+            Src::Imm(v) => {
+                *scratch = [v; 32];
+                scratch
+            }
+            Src::Special(s) => {
+                *scratch = self.special(warp, s);
+                scratch
+            }
+        }
+    }
+
     fn special(&self, warp: &Warp, s: Special) -> [u64; 32] {
         let uniform = |v: u64| [v; 32];
         let per_lane = |f: &dyn Fn(usize) -> u64| std::array::from_fn::<u64, 32, _>(f);
@@ -673,8 +690,9 @@ impl<'a> BlockRunner<'a> {
                 b,
                 combine,
             } => {
-                let (a, b) = (self.read(warp, *a), self.read(warp, *b));
-                let mut bits = alu::compare_lanes(*cmp, *ty, &a, &b) & m;
+                let (mut sa, mut sb) = ([0u64; 32], [0u64; 32]);
+                let mut bits =
+                    alu::compare_lanes(*cmp, *ty, self.lanes(warp, *a, &mut sa), self.lanes(warp, *b, &mut sb)) & m;
                 let mut negated = !bits;
                 if let Some((op, p)) = combine {
                     let c = warp.preds[p.reg as usize] ^ if p.negate { FULL } else { 0 };
@@ -701,6 +719,17 @@ impl<'a> BlockRunner<'a> {
                 d,
                 a,
             } => {
+                if let (NumTy::Int { bits: tb, .. }, NumTy::Int { bits: fb, signed: fs }, false) = (*to, *from, *sat) {
+                    // Integer to integer without saturation (address arithmetic: `cvt.u32.u64`,
+                    // `cvt.s64.s32`): extend or truncate in place, as `alu::convert` does.
+                    let (keep_from, keep_to) = (alu::mask(fb), alu::mask(tb));
+                    if fs {
+                        self.map1(warp, m, *d, *a, |x| (alu::sext(x, fb) as u64) & keep_to);
+                    } else {
+                        self.map1(warp, m, *d, *a, |x| x & keep_from & keep_to);
+                    }
+                    return Ok(());
+                }
                 let a = self.read(warp, *a);
                 let mut out = [0u64; 32];
                 for l in 0..32 {

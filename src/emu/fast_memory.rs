@@ -70,17 +70,19 @@ impl BlockRunner<'_> {
             (b.base, b.end() - bytes)
         };
         let active = lane_masks(m);
-        let mut misfit = 0u64;
-        let (mut first_sector, mut last_sector) = (u64::MAX, 0u64);
+        // The active lanes' lowest and highest address and their low bits: in bounds and
+        // aligned iff those are (inactive lanes count as MAX for the low, 0 for the rest).
+        let (mut lowest, mut highest, mut low_bits) = (u64::MAX, 0u64, 0u64);
         for l in 0..32 {
             let a = addrs[l];
-            misfit |= ((a & (bytes - 1)) | (a < lo || a > hi) as u64) & active[l];
-            first_sector = first_sector.min((a >> 5) | !active[l]);
-            last_sector = last_sector.max((a >> 5) & active[l]);
+            lowest = lowest.min(a | !active[l]);
+            highest = highest.max(a & active[l]);
+            low_bits |= a & active[l];
         }
-        if misfit != 0 {
+        if low_bits & (bytes - 1) != 0 || lowest < lo || highest > hi {
             return false;
         }
+        let (first_sector, last_sector) = (lowest >> 5, highest >> 5);
         let n = m.count_ones() as u64;
         // Aligned 4- and 8-byte elements sit in one sector each: the distinct sectors are
         // a bit set over the (usually short) span between the first and the last.
@@ -105,7 +107,8 @@ impl BlockRunner<'_> {
         let words = |l: usize| ((addrs[l] - lo) / 4) as usize;
         match (store_src, load) {
             (Some(src), _) => {
-                let values = self.read(warp, src);
+                let mut scratch = [0u64; 32];
+                let values = self.lanes(warp, src, &mut scratch);
                 for (l, &v) in values.iter().enumerate() {
                     if (m >> l) & 1 != 0 {
                         mem.store_words(buffer, words(l), bytes, v);
@@ -166,22 +169,24 @@ impl BlockRunner<'_> {
         let limit = self.shared.size().saturating_sub(4);
         let active = lane_masks(m);
         let first = addrs[m.trailing_zeros() as usize];
-        let mut misfit = 0u64;
-        // A row of consecutive words (the usual tile access) has no bank conflict: seen here
-        // in passing, it spares the general count.
-        let mut gaps = 0u64;
+        // The highest active offset and the active offsets' low bits: in bounds and aligned
+        // iff those are. A row of consecutive words (the usual tile access) has no bank
+        // conflict: seen here in passing, it spares the general count.
+        let (mut highest, mut low_bits, mut gaps) = (0u64, 0u64, 0u64);
         for l in 0..32 {
-            let a = addrs[l];
-            misfit |= ((a & 3) | (a > limit) as u64) & active[l];
-            gaps |= (a ^ first.wrapping_add(4 * l as u64)) & active[l];
+            let a = addrs[l] & active[l];
+            highest = highest.max(a);
+            low_bits |= a;
+            gaps |= (addrs[l] ^ first.wrapping_add(4 * l as u64)) & active[l];
         }
-        if misfit != 0 || m == 0 {
+        if low_bits & 3 != 0 || highest > limit || m == 0 {
             return false;
         }
         let consecutive = gaps == 0 && m == FULL;
         match (store_src, load) {
             (Some(src), _) => {
-                let values = self.read(warp, src);
+                let mut scratch = [0u64; 32];
+                let values = *self.lanes(warp, src, &mut scratch);
                 for l in 0..32 {
                     if (m >> l) & 1 != 0 {
                         let offset = addrs[l];
