@@ -18,6 +18,7 @@ pub mod grade;
 pub mod harness;
 pub mod lesson;
 pub mod pipeline;
+pub mod progress;
 pub mod ptx;
 pub mod reads;
 pub mod replay;

@@ -6,6 +6,7 @@ use crate::backend::{Backend, BackendInfo, CancelFlag, KernelFault};
 use crate::compile::{CompileFailure, CompiledKernel, Target, compile_kernel};
 use crate::harness::{fresh_seed, size_seed};
 use crate::lesson::{Language, Lesson};
+pub use crate::progress::Progress;
 use crate::report::{CompileSummary, GateResult, RunReport, SCHEMA_VERSION, StageTime, Verdict, thousands};
 use std::path::{Path, PathBuf};
 use std::time::Instant;
@@ -38,60 +39,6 @@ impl RunRequest {
             seed,
             nvrtc_path,
         })
-    }
-}
-
-/// Stages of a run, for progress bars.
-#[derive(Debug, Clone, PartialEq)]
-pub enum Progress {
-    /// With the compiler's name: NVRTC or rustc.
-    Compiling {
-        compiler: &'static str,
-    },
-    Verifying {
-        n: u32,
-        index: usize,
-        of: usize,
-    },
-    /// A long launch of size `n` under way: `done` of its `blocks` finished.
-    Launching {
-        n: u32,
-        done: u64,
-        blocks: u64,
-    },
-    Profiling {
-        n: u32,
-        launches: u32,
-    },
-    Timing,
-    Done,
-}
-
-impl Progress {
-    /// Rough position of the stage in the whole run, 0..1.
-    pub fn fraction(&self) -> f32 {
-        match self {
-            Progress::Compiling { .. } => 0.02,
-            Progress::Verifying { index, of, .. } => 0.1 + 0.4 * (*index as f32 / (*of).max(1) as f32),
-            Progress::Launching { done, blocks, .. } => 0.1 + 0.4 * (*done as f32 / (*blocks).max(1) as f32),
-            Progress::Profiling { .. } => 0.55,
-            Progress::Timing => 0.9,
-            Progress::Done => 1.0,
-        }
-    }
-
-    pub fn describe(&self) -> String {
-        match self {
-            Progress::Compiling { compiler } => format!("compiling with {compiler}"),
-            Progress::Verifying { n, index, of } => format!("verifying n={n} ({}/{of})", index + 1),
-            Progress::Launching { n, done, blocks } => format!(
-                "launch n={n}: {done} of {blocks} blocks ({:.0}%)",
-                100.0 * *done as f64 / (*blocks).max(1) as f64
-            ),
-            Progress::Profiling { n, launches } => format!("profiling n={n} ({launches} launches)"),
-            Progress::Timing => "timing".into(),
-            Progress::Done => "done".into(),
-        }
     }
 }
 

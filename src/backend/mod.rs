@@ -11,7 +11,7 @@ pub use crate::report::{
 use crate::compile::{CompiledKernel, Target};
 use crate::harness::SizeVerification;
 use crate::lesson::Lesson;
-use crate::pipeline::Progress;
+use crate::progress::Progress;
 use crate::report::{SectorProfile, Timing};
 use serde::{Deserialize, Serialize};
 use std::sync::Arc;

@@ -12,7 +12,7 @@ use crate::backend::{
 use crate::compile::{CompiledKernel, MachineCode, Target};
 use crate::harness::{poisoned_output, random_inputs, verify_against};
 use crate::lesson::Lesson;
-use crate::pipeline::Progress;
+use crate::progress::Progress;
 use crate::report::thousands;
 use crate::report::{GlobalAccess, ProfileBuilder, SectorProfile, SharedStats};
 use std::sync::Arc;

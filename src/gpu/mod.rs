@@ -17,7 +17,7 @@ pub use worker::worker_main;
 use crate::backend::{Backend, BackendInfo, BackendKind, CancelFlag, KernelFault, SizeRun};
 use crate::compile::{CompiledKernel, Target};
 use crate::lesson::Lesson;
-use crate::pipeline::Progress;
+use crate::progress::Progress;
 use crate::report::{GlobalAccess, ProfileBuilder, SectorProfile, StageTime, Timing};
 use process::{Worker, WorkerError};
 use protocol::{DeviceInfo, GpuProfile, KernelImage, Request, Response};

@@ -44,25 +44,33 @@ pub(super) fn on_border(n: usize, strides: &[usize], index: usize) -> bool {
 /// rounded once, so the reference is the exact value to within one rounding; the verifier
 /// allows for a kernel summing in another order in f32.
 pub fn reference_output(stencil: &Stencil, n: u32, input: &[f32]) -> Vec<f32> {
-    let n_us = n as usize;
-    let strides: Vec<usize> = (0..stencil.dims).map(|d| n_us.pow(d)).collect();
+    let strides = strides(stencil, n);
     let mut out = vec![0.0f32; input.len()];
     // Each element depends only on the input: any split over threads gives the same values.
     super::parallel::fill_in_chunks(&mut out, |start, part| {
         for (k, value) in part.iter_mut().enumerate() {
-            let index = start + k;
-            if on_border(n_us, &strides, index) {
-                *value = input[index];
-                continue;
-            }
-            let neighbours: f64 = strides
-                .iter()
-                .map(|&s| input[index - s] as f64 + input[index + s] as f64)
-                .sum();
-            *value = (stencil.centre as f64 * input[index] as f64 + stencil.neighbour as f64 * neighbours) as f32;
+            *value = reference_at(stencil, n as usize, &strides, input, start + k);
         }
     });
     out
+}
+
+/// The index distance to the next element along each dimension (x first).
+pub(super) fn strides(stencil: &Stencil, n: u32) -> Vec<usize> {
+    (0..stencil.dims).map(|d| (n as usize).pow(d)).collect()
+}
+
+/// The reference's element `index` (see [`reference_output`]).
+#[inline]
+pub(super) fn reference_at(stencil: &Stencil, n: usize, strides: &[usize], input: &[f32], index: usize) -> f32 {
+    if on_border(n, strides, index) {
+        return input[index];
+    }
+    let neighbours: f64 = strides
+        .iter()
+        .map(|&s| input[index - s] as f64 + input[index + s] as f64)
+        .sum();
+    (stencil.centre as f64 * input[index] as f64 + stencil.neighbour as f64 * neighbours) as f32
 }
 
 #[cfg(test)]

@@ -1,7 +1,7 @@
 //! Element-by-element verification of one launch's output against the CPU reference.
 
 use super::poison::is_poison;
-use super::reference::{Coord, coord_of, on_border};
+use super::reference::{Coord, coord_of, on_border, reference_at, strides};
 use crate::lesson::Stencil;
 use serde::{Deserialize, Serialize};
 
@@ -73,14 +73,38 @@ pub fn verify_output(
     expected: &[f32],
     got: &[f32],
 ) -> (usize, usize, Vec<Mismatch>) {
+    verify_with(stencil, n, input, got, |index| expected[index])
+}
+
+/// [`verify_output`] with the reference computed element by element as it goes, for sizes
+/// too big to hold it (see `SizeData::draw`).
+pub fn verify_computing_reference(
+    stencil: &Stencil,
+    n: u32,
+    input: &[f32],
+    got: &[f32],
+) -> (usize, usize, Vec<Mismatch>) {
+    let strides = strides(stencil, n);
+    verify_with(stencil, n, input, got, |index| {
+        reference_at(stencil, n as usize, &strides, input, index)
+    })
+}
+
+fn verify_with(
+    stencil: &Stencil,
+    n: u32,
+    input: &[f32],
+    got: &[f32],
+    expected: impl Fn(usize) -> f32 + Sync,
+) -> (usize, usize, Vec<Mismatch>) {
     let n_us = n as usize;
-    let strides: Vec<usize> = (0..stencil.dims).map(|d| n_us.pow(d)).collect();
+    let strides = strides(stencil, n);
     // On every core (about 0.15 s on one at the profile sizes); the parts come back in index
     // order, so the listed mismatches are the first ones whatever the split.
-    let parts = super::parallel::map_ranges(expected.len(), |range| {
+    let parts = super::parallel::map_ranges(got.len(), |range| {
         let (mut wrong, mut unwritten, mut first) = (0usize, 0usize, Vec::new());
         for index in range {
-            let (e, g) = (expected[index], got[index]);
+            let (e, g) = (expected(index), got[index]);
             let bad_kind = if is_poison(g) {
                 Some(None)
             } else if !element_ok(stencil, n_us, &strides, input, index, e, g) {
@@ -170,6 +194,21 @@ mod tests {
             }
         );
         assert_eq!(first[0].got, Some(got[i]));
+    }
+
+    #[test]
+    fn the_reference_computed_as_it_goes_gives_the_same_verdict() {
+        // Big enough to be split over threads (the mismatches listed must still be the first).
+        let n = 1100;
+        let (input, expected) = setup(n);
+        let mut got = expected.clone();
+        for i in [n as usize + 1, 700 * n as usize + 3, 1000 * n as usize + 5] {
+            got[i] = -got[i];
+        }
+        got[2 * n as usize] = poisoned_output(1)[0];
+        let stored = verify_output(&S2, n, &input, &expected, &got);
+        assert_eq!((stored.0, stored.1), (3, 1));
+        assert_eq!(stored, verify_computing_reference(&S2, n, &input, &got));
     }
 
     #[test]
