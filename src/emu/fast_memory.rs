@@ -9,7 +9,7 @@
 
 use super::block::BlockRunner;
 use super::ir::{Kind, MemSpace};
-use super::warp::{FULL, Warp};
+use super::warp::Warp;
 
 /// Every lane's address `base[l] + offset` (inactive lanes too: they are masked later), in
 /// a loop the compiler vectorises.
@@ -168,21 +168,21 @@ impl BlockRunner<'_> {
         let addrs = lane_addresses(warp, addr);
         let limit = self.shared.size().saturating_sub(4);
         let active = lane_masks(m);
-        let first = addrs[m.trailing_zeros() as usize];
         // The highest active offset and the active offsets' low bits: in bounds and aligned
-        // iff those are. A row of consecutive words (the usual tile access) has no bank
-        // conflict: seen here in passing, it spares the general count.
-        let (mut highest, mut low_bits, mut gaps) = (0u64, 0u64, 0u64);
+        // iff those are. The banks the active lanes touch, seen in passing: when every active
+        // lane has a bank of its own (a tile row, whole or in part) there is no conflict, and
+        // the general count is spared.
+        let (mut highest, mut low_bits, mut banks) = (0u64, 0u64, 0u32);
         for l in 0..32 {
             let a = addrs[l] & active[l];
             highest = highest.max(a);
             low_bits |= a;
-            gaps |= (addrs[l] ^ first.wrapping_add(4 * l as u64)) & active[l];
+            banks |= ((active[l] & 1) as u32) << ((addrs[l] >> 2) & 31);
         }
         if low_bits & 3 != 0 || highest > limit || m == 0 {
             return false;
         }
-        let consecutive = gaps == 0 && m == FULL;
+        let conflict_free = banks.count_ones() == m.count_ones();
         match (store_src, load) {
             (Some(src), _) => {
                 let mut scratch = [0u64; 32];
@@ -213,7 +213,7 @@ impl BlockRunner<'_> {
             (None, None) => unreachable!("a load has a destination"),
         }
         self.stats.shared_requests += 1;
-        if !consecutive {
+        if !conflict_free {
             let mut offsets = [(0u64, 4u32); 32];
             let mut n = 0;
             for (l, &a) in addrs.iter().enumerate() {
