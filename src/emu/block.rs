@@ -12,6 +12,7 @@ use super::stats::{LaunchStats, RawFinding};
 use super::warp::{BarrierWait, FULL, Frame, WARP_SYNC, Warp, WarpState};
 use crate::backend::CancelFlag;
 use crate::backend::FindingKind;
+use std::mem::MaybeUninit;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 /// Everything a launch shares between its blocks.
@@ -416,19 +417,14 @@ impl<'a> BlockRunner<'a> {
     }
 
     /// Source operand, all 32 lanes, without copying a register: a register is borrowed
-    /// from the file; an immediate or a special register is written into `scratch`.
+    /// from the file; an immediate or a special register is written into `scratch` (left
+    /// unwritten otherwise: most operands are registers).
     #[inline(always)]
-    pub fn lanes<'w>(&self, warp: &'w Warp, src: Src, scratch: &'w mut [u64; 32]) -> &'w [u64; 32] {
+    pub fn lanes<'w>(&self, warp: &'w Warp, src: Src, scratch: &'w mut MaybeUninit<[u64; 32]>) -> &'w [u64; 32] {
         match src {
             Src::Reg(r) => warp.reg(r).try_into().expect("32 lanes"),
-            Src::Imm(v) => {
-                *scratch = [v; 32];
-                scratch
-            }
-            Src::Special(s) => {
-                *scratch = self.special(warp, s);
-                scratch
-            }
+            Src::Imm(v) => scratch.write([v; 32]),
+            Src::Special(s) => scratch.write(self.special(warp, s)),
         }
     }
 
@@ -690,7 +686,7 @@ impl<'a> BlockRunner<'a> {
                 b,
                 combine,
             } => {
-                let (mut sa, mut sb) = ([0u64; 32], [0u64; 32]);
+                let (mut sa, mut sb) = (MaybeUninit::uninit(), MaybeUninit::uninit());
                 let mut bits =
                     alu::compare_lanes(*cmp, *ty, self.lanes(warp, *a, &mut sa), self.lanes(warp, *b, &mut sb)) & m;
                 let mut negated = !bits;

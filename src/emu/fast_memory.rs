@@ -10,6 +10,7 @@
 use super::block::BlockRunner;
 use super::ir::{Kind, MemSpace};
 use super::warp::Warp;
+use std::mem::MaybeUninit;
 
 /// Every lane's address `base[l] + offset` (inactive lanes too: they are masked later), in
 /// a loop the compiler vectorises.
@@ -107,7 +108,7 @@ impl BlockRunner<'_> {
         let words = |l: usize| ((addrs[l] - lo) / 4) as usize;
         match (store_src, load) {
             (Some(src), _) => {
-                let mut scratch = [0u64; 32];
+                let mut scratch = MaybeUninit::uninit();
                 let values = self.lanes(warp, src, &mut scratch);
                 for (l, &v) in values.iter().enumerate() {
                     if (m >> l) & 1 != 0 {
@@ -185,8 +186,8 @@ impl BlockRunner<'_> {
         let conflict_free = banks.count_ones() == m.count_ones();
         match (store_src, load) {
             (Some(src), _) => {
-                let mut scratch = [0u64; 32];
-                let values = *self.lanes(warp, src, &mut scratch);
+                let mut scratch = MaybeUninit::uninit();
+                let values = self.lanes(warp, src, &mut scratch);
                 for l in 0..32 {
                     if (m >> l) & 1 != 0 {
                         let offset = addrs[l];

@@ -64,11 +64,8 @@ impl GlobalMemory {
             (b.end() + GLOBAL_GAP).div_ceil(ALLOCATION_ALIGN) * ALLOCATION_ALIGN
         });
         let bytes = words.len() as u64 * 4;
-        let mut words = std::mem::ManuallyDrop::new(words);
-        let (ptr, len, capacity) = (words.as_mut_ptr(), words.len(), words.capacity());
-        // SAFETY: AtomicU32 has the size, alignment and bit validity of u32, and the vector's
-        // allocation moves over whole (the original is never dropped).
-        let words = unsafe { Vec::from_raw_parts(ptr as *mut AtomicU32, len, capacity) };
+        // SAFETY: AtomicU32 has the size, alignment and bit validity of u32.
+        let words = unsafe { same_layout::<u32, AtomicU32>(words) };
         self.buffers.push(GlobalBuffer {
             name: name.to_string(),
             base,
@@ -78,15 +75,14 @@ impl GlobalMemory {
         base
     }
 
-    /// Buffer `index`'s words, moved out without a copy (the buffer is left empty).
-    pub fn take_words(&mut self, index: usize) -> Vec<u32> {
+    /// Buffer `index`'s contents as floats, moved out without a copy (the buffer is left
+    /// empty).
+    pub fn take_f32(&mut self, index: usize) -> Vec<f32> {
         let b = &mut self.buffers[index];
         b.bytes = 0;
-        let mut words = std::mem::ManuallyDrop::new(std::mem::take(&mut b.words));
-        let (ptr, len, capacity) = (words.as_mut_ptr(), words.len(), words.capacity());
-        // SAFETY: as in `alloc_words`, the other way round; `&mut self` means no access is
-        // in flight.
-        unsafe { Vec::from_raw_parts(ptr as *mut u32, len, capacity) }
+        // SAFETY: f32 has the size and alignment of AtomicU32 and every bit pattern is a
+        // valid f32; `&mut self` means no access is in flight.
+        unsafe { same_layout::<AtomicU32, f32>(std::mem::take(&mut b.words)) }
     }
 
     /// Buffer index holding `[address, address + bytes)`.
@@ -248,4 +244,19 @@ impl GlobalMemory {
             None => "no buffers allocated".into(),
         }
     }
+}
+
+/// `v`'s allocation as a vector of `B`, without a copy: the emulator's buffers are atomic
+/// words, the harness's are floats, and at the profile sizes each is 64 MiB or more.
+///
+/// # Safety
+/// `A` and `B` must have the same size and alignment, and every bit pattern of an `A` must
+/// be a valid `B`.
+unsafe fn same_layout<A, B>(v: Vec<A>) -> Vec<B> {
+    assert!(size_of::<A>() == size_of::<B>() && align_of::<A>() == align_of::<B>());
+    let mut v = std::mem::ManuallyDrop::new(v);
+    let (ptr, len, capacity) = (v.as_mut_ptr(), v.len(), v.capacity());
+    // SAFETY: the allocation moves over whole (the original is never dropped) to a type of
+    // the same layout (the caller's contract).
+    unsafe { Vec::from_raw_parts(ptr as *mut B, len, capacity) }
 }

@@ -90,9 +90,7 @@ pub fn run_lesson_kernel(
 ) -> Result<LaunchStats, EmuFault> {
     let words = output.iter().map(|v| v.to_bits()).collect();
     let (stats, written) = launch_lesson_kernel(prog, lesson, n, input, words, options, cancel)?;
-    for (o, w) in output.iter_mut().zip(written) {
-        *o = f32::from_bits(w);
-    }
+    output.copy_from_slice(&written);
     Ok(stats)
 }
 
@@ -109,11 +107,10 @@ pub fn launch_on_poisoned_output(
 ) -> Result<(LaunchStats, Vec<f32>), EmuFault> {
     let mut words = vec![0u32; input.len()];
     harness::parallel::fill_in_chunks(&mut words, |_, part| part.fill(harness::POISON_BITS));
-    let (stats, written) = launch_lesson_kernel(prog, lesson, n, input, words, options, cancel)?;
-    Ok((stats, harness::parallel::words_to_f32(written)))
+    launch_lesson_kernel(prog, lesson, n, input, words, options, cancel)
 }
 
-/// One launch with `output` (its words) as the output buffer; returns that buffer after.
+/// One launch with `output` (its words) as the output buffer; returns what it holds after.
 fn launch_lesson_kernel(
     prog: &Program,
     lesson: &Lesson,
@@ -122,7 +119,7 @@ fn launch_lesson_kernel(
     output: Vec<u32>,
     options: &RunOptions,
     cancel: &CancelFlag,
-) -> Result<(LaunchStats, Vec<u32>), EmuFault> {
+) -> Result<(LaunchStats, Vec<f32>), EmuFault> {
     let mut mem = GlobalMemory::default();
     let in_address = mem.alloc_f32("in", input);
     let out_address = mem.alloc_words("out", output);
@@ -162,5 +159,5 @@ fn launch_lesson_kernel(
         options.blocks_done.as_deref(),
     )?;
     crate::timeline("emulator launch done");
-    Ok((stats, mem.take_words(1)))
+    Ok((stats, mem.take_f32(1)))
 }

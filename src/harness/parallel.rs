@@ -15,10 +15,16 @@ pub fn host_threads() -> usize {
 /// Below this many elements one thread does it (starting threads costs more).
 const PARALLEL_FROM: usize = 1 << 18;
 
+/// Threads to split `len` elements over: one per [`PARALLEL_FROM`] elements, at most
+/// `host_threads()`.
+fn threads_for(len: usize) -> usize {
+    host_threads().min(len / PARALLEL_FROM).max(1)
+}
+
 /// Calls `fill(start, chunk)` for consecutive chunks of `out` that together cover it, on
 /// up to `host_threads()` threads; `start` is the chunk's first index in `out`.
 pub fn fill_in_chunks<T: Send>(out: &mut [T], fill: impl Fn(usize, &mut [T]) + Sync) {
-    let threads = host_threads().min(out.len() / PARALLEL_FROM).max(1);
+    let threads = threads_for(out.len());
     if threads == 1 {
         fill(0, out);
         return;
@@ -32,19 +38,10 @@ pub fn fill_in_chunks<T: Send>(out: &mut [T], fill: impl Fn(usize, &mut [T]) + S
     });
 }
 
-/// `words` as floats, without a copy (the emulator's buffers are words).
-pub fn words_to_f32(words: Vec<u32>) -> Vec<f32> {
-    let mut words = std::mem::ManuallyDrop::new(words);
-    let (ptr, len, capacity) = (words.as_mut_ptr(), words.len(), words.capacity());
-    // SAFETY: f32 and u32 have the same size and alignment, and every bit pattern is a
-    // valid f32; the allocation moves over whole.
-    unsafe { Vec::from_raw_parts(ptr as *mut f32, len, capacity) }
-}
-
 /// Calls `part(range)` for consecutive ranges that together cover `0..len`, on up to
 /// `host_threads()` threads, and returns their results in order.
 pub fn map_ranges<R: Send>(len: usize, part: impl Fn(std::ops::Range<usize>) -> R + Sync) -> Vec<R> {
-    let threads = host_threads().min(len / PARALLEL_FROM).max(1);
+    let threads = threads_for(len);
     if threads == 1 {
         return vec![part(0..len)];
     }
