@@ -41,6 +41,13 @@ pub(super) fn compile_cuda(
             message: format!("NVRTC made no PTX: {}", output.log.trim()),
         });
     }
+    if let Some(line) = out_of_memory_line(&output.log) {
+        // NVRTC could not get memory (a grading memory limit, or a run's own buffers being
+        // drawn beside the compile): the learner's code is not at fault, so no compile error.
+        return Err(CompileFailure::Internal {
+            message: format!("NVRTC ran out of memory while compiling: {line}"),
+        });
+    }
     if has_error(false) || (output.ptx.is_none() && !has_error(true)) {
         let learner: Vec<Diagnostic> = diagnostics.iter().filter(|d| d.file != PROBE_FILE).cloned().collect();
         return Err(CompileFailure::Errors {
@@ -68,6 +75,14 @@ pub(super) fn compile_cuda(
         millis: started.elapsed().as_secs_f64() * 1e3,
         machine_code: None,
     })
+}
+
+/// The log line where NVRTC says it ran out of memory, if it did. NVRTC reports that as a
+/// "catastrophic error" at whatever line of whatever header it had reached.
+fn out_of_memory_line(log: &str) -> Option<&str> {
+    log.lines()
+        .map(str::trim)
+        .find(|line| line.contains("catastrophic error: out of memory"))
 }
 
 fn contract_message(lesson: &Lesson, diagnostics: &[Diagnostic]) -> String {
@@ -272,4 +287,20 @@ fn nvrtc_version_numbers() -> Option<(u32, u32)> {
 fn c_chars_to_string(chars: &[std::ffi::c_char]) -> String {
     let bytes: Vec<u8> = chars.iter().take_while(|&&c| c != 0).map(|&c| c as u8).collect();
     String::from_utf8_lossy(&bytes).into_owned()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::out_of_memory_line;
+
+    #[test]
+    fn nvrtc_out_of_memory_is_found_in_its_log() {
+        let log = "__nv_nvrtc_builtin_header.h:5118:43: error: catastrophic error: out of memory\n\n1 catastrophic error detected";
+        assert_eq!(
+            out_of_memory_line(log),
+            Some("__nv_nvrtc_builtin_header.h:5118:43: error: catastrophic error: out of memory")
+        );
+        let learner = "kernel.cu(3): catastrophic error: cannot open source file \"foo.h\"";
+        assert_eq!(out_of_memory_line(learner), None);
+    }
 }
