@@ -52,9 +52,23 @@ pub const STORED_REFERENCE_MAX: usize = 1 << 25;
 
 impl SizeData {
     /// The inputs of `seed` at size `n` and their reference output.
+    /// The input only: the reference is computed element by element during verification.
+    pub fn draw_input(lesson: &Lesson, n: u32, seed: u64) -> SizeData {
+        let input = random_inputs(lesson.stencil.elements(n), seed);
+        crate::timeline(&format!("n={n}: input drawn"));
+        SizeData {
+            n,
+            seed,
+            input,
+            expected: None,
+        }
+    }
+
     pub fn draw(lesson: &Lesson, n: u32, seed: u64) -> SizeData {
         let input = random_inputs(lesson.stencil.elements(n), seed);
+        crate::timeline(&format!("n={n}: input drawn"));
         let expected = (input.len() <= STORED_REFERENCE_MAX).then(|| reference_output(&lesson.stencil, n, &input));
+        crate::timeline(&format!("n={n}: reference computed"));
         SizeData {
             n,
             seed,

@@ -1,7 +1,7 @@
 //! Element-by-element verification of one launch's output against the CPU reference.
 
 use super::poison::is_poison;
-use super::reference::{Coord, coord_of, on_border, reference_at, strides};
+use super::reference::{Coord, coord_of, for_each_row, on_face, reference_row, strides};
 use crate::lesson::Stencil;
 use serde::{Deserialize, Serialize};
 
@@ -73,61 +73,74 @@ pub fn verify_output(
     expected: &[f32],
     got: &[f32],
 ) -> (usize, usize, Vec<Mismatch>) {
-    verify_with(stencil, n, input, got, |index| expected[index])
+    verify_with(stencil, n, input, got, Some(expected))
 }
 
-/// [`verify_output`] with the reference computed element by element as it goes, for sizes
-/// too big to hold it (see `SizeData::draw`).
+/// [`verify_output`] with the reference computed row by row as it goes, for sizes too big
+/// to hold it (see `SizeData::draw`) or not drawn ahead.
 pub fn verify_computing_reference(
     stencil: &Stencil,
     n: u32,
     input: &[f32],
     got: &[f32],
 ) -> (usize, usize, Vec<Mismatch>) {
-    let strides = strides(stencil, n);
-    verify_with(stencil, n, input, got, |index| {
-        reference_at(stencil, n as usize, &strides, input, index)
-    })
+    verify_with(stencil, n, input, got, None)
 }
 
-fn verify_with(
-    stencil: &Stencil,
-    n: u32,
-    input: &[f32],
-    got: &[f32],
-    expected: impl Fn(usize) -> f32 + Sync,
-) -> (usize, usize, Vec<Mismatch>) {
-    let n_us = n as usize;
+/// What one part of the output holds: wrong values, unwritten ones, the first listed.
+type Tally = (usize, usize, Vec<Mismatch>);
+
+fn verify_with(stencil: &Stencil, n: u32, input: &[f32], got: &[f32], stored: Option<&[f32]>) -> Tally {
     let strides = strides(stencil, n);
-    // On every core (about 0.15 s on one at the profile sizes); the parts come back in index
-    // order, so the listed mismatches are the first ones whatever the split.
+    let n_us = n as usize;
+    // On every core; the parts come back in index order, so the listed mismatches are the
+    // first ones whatever the split.
     let parts = super::parallel::map_ranges(got.len(), |range| {
-        let (mut wrong, mut unwritten, mut first) = (0usize, 0usize, Vec::new());
-        for index in range {
-            let (e, g) = (expected(index), got[index]);
-            let bad_kind = if is_poison(g) {
-                Some(None)
-            } else if !element_ok(stencil, n_us, &strides, input, index, e, g) {
-                Some(Some(g))
-            } else {
-                None
+        let mut tally: Tally = (0, 0, Vec::new());
+        let mut computed = Vec::new();
+        for_each_row(stencil.dims, n_us, range, |segment, x_start, row_on_border| {
+            let expected: &[f32] = match stored {
+                Some(all) => &all[segment.clone()],
+                None => {
+                    computed.resize(segment.len(), 0.0);
+                    reference_row(
+                        stencil,
+                        &strides,
+                        input,
+                        segment.clone(),
+                        x_start,
+                        row_on_border,
+                        &mut computed,
+                    );
+                    &computed
+                }
             };
-            let Some(got_value) = bad_kind else { continue };
-            if got_value.is_some() {
-                wrong += 1;
-            } else {
-                unwritten += 1;
-            }
-            if first.len() < MAX_LISTED_MISMATCHES {
-                first.push(Mismatch {
-                    at: coord_of(stencil, n, index),
+            let row_got = &got[segment.clone()];
+            for (k, (&e, &g)) in expected.iter().zip(row_got).enumerate() {
+                // Most elements are the reference to the bit: one compare and on.
+                if e.to_bits() == g.to_bits() {
+                    continue;
+                }
+                let index = segment.start + k;
+                let got_value = if is_poison(g) {
+                    None
+                } else if element_ok(
+                    stencil,
+                    &strides,
+                    input,
                     index,
-                    expected: e,
-                    got: got_value,
-                });
+                    on_face(n_us, x_start + k, row_on_border),
+                    e,
+                    g,
+                ) {
+                    continue;
+                } else {
+                    Some(g)
+                };
+                note_mismatch(&mut tally, stencil, n, index, e, got_value);
             }
-        }
-        (wrong, unwritten, first)
+        });
+        tally
     });
     let (mut wrong, mut unwritten, mut first) = (0usize, 0usize, Vec::new());
     for (w, u, f) in parts {
@@ -139,11 +152,36 @@ fn verify_with(
     (wrong, unwritten, first)
 }
 
-fn element_ok(stencil: &Stencil, n: usize, strides: &[usize], input: &[f32], index: usize, e: f32, g: f32) -> bool {
+/// Counts a bad element (`got` None: never written) and lists it while the list has room.
+fn note_mismatch(tally: &mut Tally, stencil: &Stencil, n: u32, index: usize, expected: f32, got: Option<f32>) {
+    if got.is_some() {
+        tally.0 += 1;
+    } else {
+        tally.1 += 1;
+    }
+    if tally.2.len() < MAX_LISTED_MISMATCHES {
+        tally.2.push(Mismatch {
+            at: coord_of(stencil, n, index),
+            index,
+            expected,
+            got,
+        });
+    }
+}
+
+fn element_ok(
+    stencil: &Stencil,
+    strides: &[usize],
+    input: &[f32],
+    index: usize,
+    on_border: bool,
+    e: f32,
+    g: f32,
+) -> bool {
     if e.to_bits() == g.to_bits() {
         return true;
     }
-    if on_border(n, strides, index) || !g.is_finite() {
+    if on_border || !g.is_finite() {
         return false;
     }
     let scale = stencil.centre.abs() as f64 * input[index].abs() as f64
