@@ -48,7 +48,7 @@ impl GlobalMemory {
     /// on every core: at the profile sizes it is 64 MiB and more (the kernel may write its
     /// input buffer, so the caller's slice cannot be the buffer).
     pub fn alloc_f32(&mut self, name: &str, data: &[f32]) -> u64 {
-        let mut words = vec![0u32; data.len()];
+        let mut words = crate::harness::buffers::zeroed_u32(data.len());
         crate::harness::parallel::fill_in_chunks(&mut words, |start, part| {
             for (w, v) in part.iter_mut().zip(&data[start..]) {
                 *w = v.to_bits();

@@ -105,7 +105,7 @@ pub fn launch_on_poisoned_output(
     options: &RunOptions,
     cancel: &CancelFlag,
 ) -> Result<(LaunchStats, Vec<f32>), EmuFault> {
-    let mut words = vec![0u32; input.len()];
+    let mut words = harness::buffers::zeroed_u32(input.len());
     harness::parallel::fill_in_chunks(&mut words, |_, part| part.fill(harness::POISON_BITS));
     launch_lesson_kernel(prog, lesson, n, input, words, options, cancel)
 }

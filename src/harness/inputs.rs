@@ -27,7 +27,7 @@ pub fn size_seed(run_seed: u64, n: u32) -> u64 {
 /// The figures recorded from the H200 depend on these exact values (data-dependent
 /// kernels); the test below holds the chunks to the sequential stream.
 pub fn random_inputs(count: usize, seed: u64) -> Vec<f32> {
-    let mut out = vec![0.0f32; count];
+    let mut out = super::buffers::zeroed_f32(count);
     super::parallel::fill_in_chunks(&mut out, |start, part| {
         let mut rng = Pcg64Mcg::seed_from_u64(seed);
         rng.advance(2 * start as u128);

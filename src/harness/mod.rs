@@ -1,6 +1,7 @@
 //! The correctness harness shared by every backend: seeded inputs, poisoned outputs, the CPU
 //! reference and the element-by-element verifier.
 
+pub mod buffers;
 mod check;
 mod inputs;
 pub mod parallel;

@@ -5,7 +5,9 @@
 pub const POISON_BITS: u32 = 0x7FC0_DEAD;
 
 pub fn poisoned_output(count: usize) -> Vec<f32> {
-    vec![f32::from_bits(POISON_BITS); count]
+    let mut output = super::buffers::zeroed_f32(count);
+    super::parallel::fill_in_chunks(&mut output, |_, part| part.fill(f32::from_bits(POISON_BITS)));
+    output
 }
 
 pub fn is_poison(value: f32) -> bool {

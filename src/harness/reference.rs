@@ -121,7 +121,7 @@ fn interior_points<const D: usize>(stencil: &Stencil, strides: [usize; D], input
 /// allows for a kernel summing in another order in f32.
 pub fn reference_output(stencil: &Stencil, n: u32, input: &[f32]) -> Vec<f32> {
     let strides = strides(stencil, n);
-    let mut out = vec![0.0f32; input.len()];
+    let mut out = super::buffers::zeroed_f32(input.len());
     // Each element depends only on the input: any split over threads gives the same values.
     super::parallel::fill_in_chunks(&mut out, |start, part| {
         for_each_row(
