@@ -50,8 +50,8 @@ fn time_launch(prog: &Program, lesson: &Lesson, n: u32, options: &RunOptions, re
     let (stats, output) = last.expect("at least one launch");
     Launch {
         secs: best,
-        warp_insts: stats.warp_insts,
-        lane_insts: stats.lane_insts,
+        warp_insts: stats.warp_insts(),
+        lane_insts: stats.lane_insts(),
         global_lanes: stats.per_pc.iter().map(|p| p.global_lanes).sum(),
         sectors: stats.per_pc.iter().map(|p| p.sectors).sum(),
         output: output.iter().map(|v| v.to_bits()).collect(),

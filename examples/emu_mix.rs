@@ -40,9 +40,9 @@ fn main() {
     println!(
         "n={n}: {:.3} s, {} warp-instructions, {:.1} M/s, {:.1} lanes each",
         secs,
-        stats.warp_insts,
-        stats.warp_insts as f64 / secs / 1e6,
-        stats.lane_insts as f64 / stats.warp_insts as f64
+        stats.warp_insts(),
+        stats.warp_insts() as f64 / secs / 1e6,
+        stats.lane_insts() as f64 / stats.warp_insts() as f64
     );
     let mut by_opcode: BTreeMap<&str, u64> = BTreeMap::new();
     for (inst, s) in prog.insts.iter().zip(&stats.per_pc) {
@@ -53,7 +53,7 @@ fn main() {
     for (opcode, c) in rows {
         println!(
             "{:>6.2}%  {c:>12}  {opcode}",
-            100.0 * c as f64 / stats.warp_insts as f64
+            100.0 * c as f64 / stats.warp_insts() as f64
         );
     }
 }

@@ -243,10 +243,11 @@ pub fn sector_profile(
     }
     // Every instruction was counted, so the launch's own average is exact; line 0 (code the
     // compiler made up) is listed only where it touched global memory.
-    let average = if stats.warp_insts == 0 {
+    let warp_insts = stats.warp_insts();
+    let average = if warp_insts == 0 {
         0.0
     } else {
-        stats.lane_insts as f64 / stats.warp_insts as f64
+        stats.lane_insts() as f64 / warp_insts as f64
     };
     let mut profile = builder.finish(Some(average), |l| l.global_instructions > 0 || l.line != 0);
     profile.shared = SharedStats {

@@ -306,8 +306,6 @@ impl<'a> BlockRunner<'a> {
                 None => active,
             };
             if eff != 0 {
-                self.stats.warp_insts += 1;
-                self.stats.lane_insts += eff.count_ones() as u64;
                 let s = &mut self.stats.per_pc[pc];
                 s.warp_insts += 1;
                 s.active_lanes += eff.count_ones() as u64;

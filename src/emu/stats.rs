@@ -109,9 +109,6 @@ pub struct LaunchStats {
     pub per_pc: Vec<PcStats>,
     pub shared_requests: u64,
     pub bank_conflicts: u64,
-    /// All warp-level instructions executed (any kind), and their active lanes.
-    pub warp_insts: u64,
-    pub lane_insts: u64,
     pub findings: Vec<RawFinding>,
     pub trace: Vec<TracedAccess>,
     pub blocks: u64,
@@ -126,6 +123,17 @@ impl LaunchStats {
             per_pc: vec![PcStats::default(); instructions],
             ..LaunchStats::default()
         }
+    }
+
+    /// All warp-level instructions executed (any kind): the per-instruction counts summed
+    /// here, not counted twice in the interpreter's loop.
+    pub fn warp_insts(&self) -> u64 {
+        self.per_pc.iter().map(|p| p.warp_insts).sum()
+    }
+
+    /// The active lanes of [`LaunchStats::warp_insts`].
+    pub fn lane_insts(&self) -> u64 {
+        self.per_pc.iter().map(|p| p.active_lanes).sum()
     }
 
     /// Adds a finding; one entry per (kind, instruction), keeping the earliest block's place.
@@ -156,8 +164,6 @@ impl LaunchStats {
         }
         self.shared_requests += other.shared_requests;
         self.bank_conflicts += other.bank_conflicts;
-        self.warp_insts += other.warp_insts;
-        self.lane_insts += other.lane_insts;
         self.blocks += other.blocks;
         for f in other.findings {
             self.note_finding(f);

@@ -70,6 +70,10 @@ pub struct Warp {
     pub steps: u64,
     /// Local memory, `local_bytes` per lane.
     pub local: Vec<u8>,
+    /// The (first, lanes, threads, dims) the lane layout above (`valid`, `tid`, `linear`,
+    /// `lane_id`) was computed for: the same for every block of a launch, so computed once
+    /// (three divisions per thread were a tenth of a launch).
+    layout_for: Option<(u32, u32, u32, [u32; 3])>,
 }
 
 impl Warp {
@@ -92,18 +96,8 @@ impl Warp {
         // Local memory is not cleared between blocks (it is undefined on a GPU too): with
         // inlined calls it can be many kilobytes per lane, and clearing it per block
         // dominated the run time of kernels that call functions.
-        self.valid = 0;
-        for lane in 0..32u32 {
-            let t = first + lane;
-            if lane < lanes && t < threads {
-                self.valid |= 1 << lane;
-            }
-            let t = t.min(threads.saturating_sub(1));
-            self.tid[0][lane as usize] = t % dims[0];
-            self.tid[1][lane as usize] = (t / dims[0]) % dims[1];
-            self.tid[2][lane as usize] = t / (dims[0] * dims[1]);
-            self.linear[lane as usize] = t;
-            self.lane_id[lane as usize] = t % 32;
+        if self.layout_for != Some((first, lanes, threads, dims)) {
+            self.lay_out_lanes(first, lanes, threads, dims);
         }
         self.exited = 0;
         self.parked.clear();
@@ -120,6 +114,24 @@ impl Warp {
             WarpState::Running
         };
         self.steps = 0;
+    }
+
+    /// Which lanes hold a thread, and each lane's thread index, linear index and lane id.
+    fn lay_out_lanes(&mut self, first: u32, lanes: u32, threads: u32, dims: [u32; 3]) {
+        self.layout_for = Some((first, lanes, threads, dims));
+        self.valid = 0;
+        for lane in 0..32u32 {
+            let t = first + lane;
+            if lane < lanes && t < threads {
+                self.valid |= 1 << lane;
+            }
+            let t = t.min(threads.saturating_sub(1));
+            self.tid[0][lane as usize] = t % dims[0];
+            self.tid[1][lane as usize] = (t / dims[0]) % dims[1];
+            self.tid[2][lane as usize] = t / (dims[0] * dims[1]);
+            self.linear[lane as usize] = t;
+            self.lane_id[lane as usize] = t % 32;
+        }
     }
 
     #[inline(always)]
