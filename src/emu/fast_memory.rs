@@ -9,7 +9,7 @@
 
 use super::block::BlockRunner;
 use super::ir::{Kind, MemSpace};
-use super::warp::Warp;
+use super::warp::{Warp, for_each_lane};
 use std::mem::MaybeUninit;
 
 /// Every lane's address `base[l] + offset` (inactive lanes too: they are masked later), in
@@ -110,21 +110,15 @@ impl BlockRunner<'_> {
             (Some(src), _) => {
                 let mut scratch = MaybeUninit::uninit();
                 let values = self.lanes(warp, src, &mut scratch);
-                for (l, &v) in values.iter().enumerate() {
-                    if (m >> l) & 1 != 0 {
-                        mem.store_words(buffer, words(l), bytes, v);
-                    }
-                }
+                for_each_lane(m, |l| mem.store_words(buffer, words(l), bytes, values[l]));
             }
             (None, Some((d, sign_extend))) => {
-                let mut loaded = [0u64; 32];
-                for (l, slot) in loaded.iter_mut().enumerate() {
-                    if (m >> l) & 1 != 0 {
-                        let v = mem.load_words(buffer, words(l), bytes);
-                        *slot = if sign_extend { v as u32 as i32 as i64 as u64 } else { v };
-                    }
-                }
-                warp.write_lanes(d, m, |l| loaded[l]);
+                // Straight into the register: every address was computed above, so a
+                // destination that is also the address register is no problem.
+                warp.write_lanes(d, m, |l| {
+                    let v = mem.load_words(buffer, words(l), bytes);
+                    if sign_extend { v as u32 as i32 as i64 as u64 } else { v }
+                });
             }
             (None, None) => unreachable!("a load has a destination"),
         }
@@ -188,25 +182,27 @@ impl BlockRunner<'_> {
             (Some(src), _) => {
                 let mut scratch = MaybeUninit::uninit();
                 let values = self.lanes(warp, src, &mut scratch);
-                for l in 0..32 {
-                    if (m >> l) & 1 != 0 {
-                        let offset = addrs[l];
-                        let unchanged = self.shared.store_unchanged(offset, 4, values[l]);
-                        if let Some(h) = self.shared.note_write(offset, 4, warp.linear[l], pc as u32, unchanged) {
-                            self.note_hazard(warp, l, pc, h);
-                        }
+                let mut bits = m;
+                while bits != 0 {
+                    let l = bits.trailing_zeros() as usize;
+                    bits &= bits - 1;
+                    let offset = addrs[l];
+                    let unchanged = self.shared.store_unchanged(offset, 4, values[l]);
+                    if let Some(h) = self.shared.note_write(offset, 4, warp.linear[l], pc as u32, unchanged) {
+                        self.note_hazard(warp, l, pc, h);
                     }
                 }
             }
             (None, Some(d)) => {
                 let mut loaded = [0u64; 32];
-                for (l, slot) in loaded.iter_mut().enumerate() {
-                    if (m >> l) & 1 != 0 {
-                        let offset = addrs[l];
-                        *slot = self.shared.load(offset, 4);
-                        if let Some(h) = self.shared.note_read(offset, 4, warp.linear[l], pc as u32) {
-                            self.note_hazard(warp, l, pc, h);
-                        }
+                let mut bits = m;
+                while bits != 0 {
+                    let l = bits.trailing_zeros() as usize;
+                    bits &= bits - 1;
+                    let offset = addrs[l];
+                    loaded[l] = self.shared.load(offset, 4);
+                    if let Some(h) = self.shared.note_read(offset, 4, warp.linear[l], pc as u32) {
+                        self.note_hazard(warp, l, pc, h);
                     }
                 }
                 warp.write_lanes(d, m, |l| loaded[l]);

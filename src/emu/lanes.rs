@@ -10,7 +10,7 @@
 
 use super::block::BlockRunner;
 use super::ir::{Reg, Src};
-use super::warp::{FULL, Warp};
+use super::warp::{FULL, Warp, for_each_lane};
 use std::mem::MaybeUninit;
 
 /// One source operand while an instruction runs.
@@ -144,11 +144,7 @@ unsafe fn run(pd: *mut u64, m: u32, value: impl Fn(usize) -> u64) {
             unsafe { *pd.add(l) = value(l) };
         }
     } else {
-        for l in 0..32 {
-            if (m >> l) & 1 != 0 {
-                // SAFETY: as above.
-                unsafe { *pd.add(l) = value(l) };
-            }
-        }
+        // SAFETY: as above (every lane of `m` is below 32).
+        for_each_lane(m, |l| unsafe { *pd.add(l) = value(l) });
     }
 }

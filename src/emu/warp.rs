@@ -258,11 +258,7 @@ impl Warp {
     #[inline(always)]
     pub fn write_lanes(&mut self, d: u16, m: u32, value: impl Fn(usize) -> u64) {
         let dst = self.reg_mut(d);
-        for (l, slot) in dst.iter_mut().enumerate() {
-            if (m >> l) & 1 != 0 {
-                *slot = value(l);
-            }
-        }
+        for_each_lane(m, |l| dst[l] = value(l));
     }
 
     /// Sets predicate `p` to `bits` for the lanes of `m`.
@@ -275,5 +271,17 @@ impl Warp {
     /// Lanes that still run.
     pub fn live(&self) -> u32 {
         self.valid & !self.exited
+    }
+}
+
+/// Calls `f(l)` for each lane `l` of `m`, in lane order, visiting the mask's set bits only:
+/// a halo load's one or two lanes per warp cost a few steps, not 32 (and a mask of 30
+/// lanes costs about what a test of all 32 does).
+#[inline(always)]
+pub fn for_each_lane(m: u32, mut f: impl FnMut(usize)) {
+    let mut bits = m;
+    while bits != 0 {
+        f(bits.trailing_zeros() as usize);
+        bits &= bits - 1;
     }
 }
