@@ -458,11 +458,7 @@ impl<'a> BlockRunner<'a> {
                         dst[$l] = $value;
                     }
                 } else {
-                    for $l in 0..32 {
-                        if (m >> $l) & 1 != 0 {
-                            dst[$l] = $value;
-                        }
-                    }
+                    super::warp::for_each_lane(m, |$l| dst[$l] = $value);
                 }
             }};
         }
