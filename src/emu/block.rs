@@ -308,7 +308,7 @@ impl<'a> BlockRunner<'a> {
             if eff != 0 {
                 let s = &mut self.stats.per_pc[pc];
                 s.warp_insts += 1;
-                s.active_lanes += eff.count_ones() as u64;
+                s.active_lanes += super::warp::lane_count(eff);
             }
             let top_index = warp.stack.len() - 1;
             match &inst.kind {

@@ -9,7 +9,7 @@
 
 use super::block::BlockRunner;
 use super::ir::{Kind, MemSpace};
-use super::warp::{Warp, for_each_lane};
+use super::warp::{Warp, for_each_lane, lane_count};
 use std::mem::MaybeUninit;
 
 /// Every lane's address `base[l] + offset` (inactive lanes too: they are masked later), in
@@ -125,7 +125,7 @@ impl BlockRunner<'_> {
             return false;
         }
         let (first_sector, last_sector) = (lowest >> 5, highest >> 5);
-        let n = m.count_ones() as u64;
+        let n = lane_count(m);
         // Aligned 4- and 8-byte elements sit in one sector each: consecutive elements with
         // no gap touch every sector from the first to the last; otherwise the distinct
         // sectors are a bit set over the (usually short) span between the two.
