@@ -77,12 +77,13 @@ pub(super) fn compile_cuda(
     })
 }
 
-/// The log line where NVRTC says it ran out of memory, if it did. NVRTC reports that as a
-/// "catastrophic error" at whatever line of whatever header it had reached.
+/// The log line where NVRTC says it ran out of memory, if it did. NVRTC reports that as an
+/// error ("catastrophic error: out of memory") at whatever line of whatever header it had
+/// reached; no diagnostic about a learner's code reads so.
 fn out_of_memory_line(log: &str) -> Option<&str> {
     log.lines()
         .map(str::trim)
-        .find(|line| line.contains("catastrophic error: out of memory"))
+        .find(|line| line.contains("error: out of memory"))
 }
 
 fn contract_message(lesson: &Lesson, diagnostics: &[Diagnostic]) -> String {
@@ -300,7 +301,15 @@ mod tests {
             out_of_memory_line(log),
             Some("__nv_nvrtc_builtin_header.h:5118:43: error: catastrophic error: out of memory")
         );
+        assert_eq!(
+            out_of_memory_line("x.cu(9): error: out of memory"),
+            Some("x.cu(9): error: out of memory")
+        );
         let learner = "kernel.cu(3): catastrophic error: cannot open source file \"foo.h\"";
         assert_eq!(out_of_memory_line(learner), None);
+        let message = "kernel.cu(4): error: static assertion failed with \"out of memory\"";
+        assert_eq!(out_of_memory_line(message), None);
+        let directive = "kernel.cu(2): error: #error directive: out of memory";
+        assert_eq!(out_of_memory_line(directive), None);
     }
 }
