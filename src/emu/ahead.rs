@@ -42,10 +42,7 @@ impl PreparedSizes {
         let spawned = std::thread::Builder::new().name("size data".into()).spawn(move || {
             for (n, send) in senders {
                 // A run that ended early has dropped its receivers: stop drawing.
-                if send
-                    .send(SizeData::draw_input(&lesson, n, size_seed(run_seed, n)))
-                    .is_err()
-                {
+                if send.send(SizeData::draw(&lesson, n, size_seed(run_seed, n))).is_err() {
                     return;
                 }
             }

@@ -40,20 +40,15 @@ pub struct SizeData {
     pub n: u32,
     pub seed: u64,
     pub input: Vec<f32>,
-    /// None above [`STORED_REFERENCE_MAX`] elements: computed during verification then.
+    /// None: the verifier computes the reference row by row as it checks (the emulator's
+    /// sizes, drawn ahead while the kernel compiles).
     pub expected: Option<Vec<f32>>,
 }
 
-/// Up to this many elements (the lessons' profile sizes have 2^24) the reference is computed
-/// ahead and kept; above, each element is computed as it is verified, so a launch at the
-/// lessons' cap (2^26 elements) holds three buffers (input, its device copy, output), not
-/// four: 768 MiB instead of 1 GiB.
-pub const STORED_REFERENCE_MAX: usize = 1 << 25;
-
 impl SizeData {
-    /// The inputs of `seed` at size `n` and their reference output.
-    /// The input only: the reference is computed element by element during verification.
-    pub fn draw_input(lesson: &Lesson, n: u32, seed: u64) -> SizeData {
+    /// The inputs of `seed` at size `n`, without the reference: the verifier computes it
+    /// as it checks, on every core, so the launch need not wait for it.
+    pub fn draw(lesson: &Lesson, n: u32, seed: u64) -> SizeData {
         let input = random_inputs(lesson.stencil.elements(n), seed);
         crate::timeline(&format!("n={n}: input drawn"));
         SizeData {
@@ -61,19 +56,6 @@ impl SizeData {
             seed,
             input,
             expected: None,
-        }
-    }
-
-    pub fn draw(lesson: &Lesson, n: u32, seed: u64) -> SizeData {
-        let input = random_inputs(lesson.stencil.elements(n), seed);
-        crate::timeline(&format!("n={n}: input drawn"));
-        let expected = (input.len() <= STORED_REFERENCE_MAX).then(|| reference_output(&lesson.stencil, n, &input));
-        crate::timeline(&format!("n={n}: reference computed"));
-        SizeData {
-            n,
-            seed,
-            input,
-            expected,
         }
     }
 }

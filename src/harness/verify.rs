@@ -76,8 +76,8 @@ pub fn verify_output(
     verify_with(stencil, n, input, got, Some(expected))
 }
 
-/// [`verify_output`] with the reference computed row by row as it goes, for sizes too big
-/// to hold it (see `SizeData::draw`) or not drawn ahead.
+/// [`verify_output`] with the reference computed row by row as it goes, for data drawn
+/// without it (`SizeData::draw`).
 pub fn verify_computing_reference(
     stencil: &Stencil,
     n: u32,
