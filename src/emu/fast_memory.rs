@@ -234,29 +234,23 @@ impl BlockRunner<'_> {
             (Some(src), _) => {
                 let mut scratch = MaybeUninit::uninit();
                 let values = self.lanes(warp, src, &mut scratch);
-                let mut bits = m;
-                while bits != 0 {
-                    let l = bits.trailing_zeros() as usize;
-                    bits &= bits - 1;
+                for_each_lane(m, |l| {
                     let offset = addrs[l];
                     let unchanged = self.shared.store_unchanged(offset, 4, values[l]);
                     if let Some(h) = self.shared.note_write(offset, 4, warp.linear[l], pc as u32, unchanged) {
                         self.note_hazard(warp, l, pc, h);
                     }
-                }
+                });
             }
             (None, Some(d)) => {
                 let mut loaded = [0u64; 32];
-                let mut bits = m;
-                while bits != 0 {
-                    let l = bits.trailing_zeros() as usize;
-                    bits &= bits - 1;
+                for_each_lane(m, |l| {
                     let offset = addrs[l];
                     loaded[l] = self.shared.load(offset, 4);
                     if let Some(h) = self.shared.note_read(offset, 4, warp.linear[l], pc as u32) {
                         self.note_hazard(warp, l, pc, h);
                     }
-                }
+                });
                 warp.write_lanes(d, m, |l| loaded[l]);
             }
             (None, None) => unreachable!("a load has a destination"),
