@@ -32,7 +32,12 @@ fn main() {
         n,
         &input,
         &mut output,
-        &RunOptions::default(),
+        &RunOptions {
+            // EMU_MIX_NO_CHECKS=1: what the shared-memory race and uninitialised-read
+            // checks cost, by difference.
+            check_hazards: std::env::var_os("EMU_MIX_NO_CHECKS").is_none(),
+            ..RunOptions::default()
+        },
         &CancelFlag::default(),
     )
     .expect("launch");

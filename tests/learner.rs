@@ -216,3 +216,14 @@ fn a_barrier_completed_through_two_calls_is_named_on_its_lines() {
     assert!(f.message.contains("line 12"), "{}", f.message);
     assert_eq!(r.profile.as_ref().unwrap().sectors, 1_362_688_000);
 }
+
+#[test]
+fn a_kernel_that_scribbles_on_its_const_input_is_verified_against_the_input_it_was_given() {
+    // The emulator lends the drawn input array to the launch instead of copying it; the
+    // stores into it must be noticed and the input drawn again for verification, as the GPU
+    // backend verifies against the host's untouched copy.
+    let r = common::run_on_emulator("stencil-1d", "tests/learner/writes_const_input.cu", 5);
+    // Right results; the scribbling stores cost it the gate.
+    assert_eq!(r.verdict, Verdict::GateFail, "{}", r.headline);
+    assert!(r.sizes.iter().all(|s| s.passed()), "{}", r.headline);
+}

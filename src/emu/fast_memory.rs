@@ -9,6 +9,7 @@
 
 use super::block::BlockRunner;
 use super::ir::{Kind, MemSpace};
+use super::shared::Row;
 use super::warp::{Warp, for_each_lane, lane_count};
 use std::mem::MaybeUninit;
 
@@ -214,7 +215,8 @@ impl BlockRunner<'_> {
         // iff those are. When every active lane has a bank of its own (a tile row, whole or
         // in part: consecutive words have) there is no conflict, and the general count is
         // spared; otherwise the banks are seen in passing.
-        let (highest, low_bits, conflict_free) = match consecutive_span(&addrs, &active, m, 2) {
+        let row = consecutive_span(&addrs, &active, m, 2);
+        let (highest, low_bits, conflict_free) = match row {
             Some((lowest, highest)) => (highest, lowest, true),
             None => {
                 let (mut highest, mut low_bits, mut banks) = (0u64, 0u64, 0u32);
@@ -230,27 +232,39 @@ impl BlockRunner<'_> {
         if low_bits & 3 != 0 || highest > limit {
             return false;
         }
+        // A row whose every lane passes the checks goes through them all at once; a row with
+        // a suspect lane, and any other pattern, lane by lane (which reports the hazard).
+        let row = row.map(|(lowest, _)| Row {
+            first_word: (lowest / 4) as isize - m.trailing_zeros() as isize,
+            mask: m,
+        });
         match (store_src, load) {
             (Some(src), _) => {
                 let mut scratch = MaybeUninit::uninit();
                 let values = self.lanes(warp, src, &mut scratch);
-                for_each_lane(m, |l| {
-                    let offset = addrs[l];
-                    let unchanged = self.shared.store_unchanged(offset, 4, values[l]);
-                    if let Some(h) = self.shared.note_write(offset, 4, warp.linear[l], pc as u32, unchanged) {
-                        self.note_hazard(warp, l, pc, h);
-                    }
-                });
+                let stored = row.is_some_and(|row| self.shared.store_row(row, &warp.linear, pc as u32, values));
+                if !stored {
+                    for_each_lane(m, |l| {
+                        let offset = addrs[l];
+                        let unchanged = self.shared.store_unchanged(offset, 4, values[l]);
+                        if let Some(h) = self.shared.note_write(offset, 4, warp.linear[l], pc as u32, unchanged) {
+                            self.note_hazard(warp, l, pc, h);
+                        }
+                    });
+                }
             }
             (None, Some(d)) => {
                 let mut loaded = [0u64; 32];
-                for_each_lane(m, |l| {
-                    let offset = addrs[l];
-                    loaded[l] = self.shared.load(offset, 4);
-                    if let Some(h) = self.shared.note_read(offset, 4, warp.linear[l], pc as u32) {
-                        self.note_hazard(warp, l, pc, h);
-                    }
-                });
+                let read = row.is_some_and(|row| self.shared.load_row(row, &warp.linear, pc as u32, &mut loaded));
+                if !read {
+                    for_each_lane(m, |l| {
+                        let offset = addrs[l];
+                        loaded[l] = self.shared.load(offset, 4);
+                        if let Some(h) = self.shared.note_read(offset, 4, warp.linear[l], pc as u32) {
+                            self.note_hazard(warp, l, pc, h);
+                        }
+                    });
+                }
                 warp.write_lanes(d, m, |l| loaded[l]);
             }
             (None, None) => unreachable!("a load has a destination"),

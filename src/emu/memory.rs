@@ -3,7 +3,7 @@
 //! buffer and is reported. Words are atomics so blocks can run on several host threads
 //! without data races, even when a buggy kernel writes one element from two blocks.
 
-use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 
 /// Generic-address windows for shared and local memory; global addresses live elsewhere.
 pub const SHARED_WINDOW: u64 = 0x0000_1000_0000_0000;
@@ -21,6 +21,11 @@ pub struct GlobalBuffer {
     pub base: u64,
     pub bytes: u64,
     words: Vec<AtomicU32>,
+    /// Whether stores into this buffer are to be noticed (the input: its words are the
+    /// caller's own array, lent for the launch, which must not come back changed unnoticed).
+    watch_stores: bool,
+    /// Whether a store of the kernel landed in this buffer (only kept when watched).
+    stored_into: AtomicBool,
 }
 
 impl GlobalBuffer {
@@ -44,35 +49,56 @@ pub enum AccessError {
 }
 
 impl GlobalMemory {
-    /// Allocates a buffer holding `data` and returns its device address. The copy is made
-    /// on every core: at the profile sizes it is 64 MiB and more (the kernel may write its
-    /// input buffer, so the caller's slice cannot be the buffer).
-    pub fn alloc_f32(&mut self, name: &str, data: &[f32]) -> u64 {
-        let mut words = crate::harness::buffers::zeroed_u32(data.len());
-        crate::harness::parallel::fill_in_chunks(&mut words, |start, part| {
-            for (w, v) in part.iter_mut().zip(&data[start..]) {
-                *w = v.to_bits();
-            }
-        });
-        self.alloc_words(name, words)
+    /// Allocates a buffer that takes the floats of `data` over, without a copy (at the
+    /// profile sizes it is 64 MiB and more, and first touches of fresh memory were a tenth of
+    /// a run), and returns its device address. A kernel may store into its input through a
+    /// cast: such stores are noticed ([`GlobalMemory::stored_into`]), so that the caller
+    /// knows its array came back changed.
+    pub fn alloc_input(&mut self, name: &str, data: Vec<f32>) -> u64 {
+        // SAFETY: AtomicU32 has the size and alignment of f32, and every f32 bit pattern is
+        // a valid u32.
+        let words = unsafe { same_layout::<f32, AtomicU32>(data) };
+        let base = self.push(name, words);
+        self.buffers.last_mut().expect("pushed").watch_stores = true;
+        base
     }
 
     /// Allocates a buffer that takes `words` over, without a copy, and returns its device
     /// address (see `take_words`).
     pub fn alloc_words(&mut self, name: &str, words: Vec<u32>) -> u64 {
+        // SAFETY: AtomicU32 has the size, alignment and bit validity of u32.
+        self.push(name, unsafe { same_layout::<u32, AtomicU32>(words) })
+    }
+
+    /// Appends a buffer of `words` after the last one, a gap between them.
+    fn push(&mut self, name: &str, words: Vec<AtomicU32>) -> u64 {
         let base = self.buffers.last().map_or(GLOBAL_BASE, |b| {
             (b.end() + GLOBAL_GAP).div_ceil(ALLOCATION_ALIGN) * ALLOCATION_ALIGN
         });
-        let bytes = words.len() as u64 * 4;
-        // SAFETY: AtomicU32 has the size, alignment and bit validity of u32.
-        let words = unsafe { same_layout::<u32, AtomicU32>(words) };
         self.buffers.push(GlobalBuffer {
             name: name.to_string(),
             base,
-            bytes,
+            bytes: words.len() as u64 * 4,
             words,
+            watch_stores: false,
+            stored_into: AtomicBool::new(false),
         });
         base
+    }
+
+    /// Whether a store landed in buffer `index` (known for a buffer from `alloc_input`).
+    pub fn stored_into(&self, index: usize) -> bool {
+        self.buffers[index].stored_into.load(Ordering::Relaxed)
+    }
+
+    /// Remembers a store into `buffer` when that buffer is watched; a read of a flag that
+    /// rarely changes, so the threads do not fight over its cache line.
+    #[inline(always)]
+    fn note_store(&self, buffer: usize) {
+        let b = &self.buffers[buffer];
+        if b.watch_stores && !b.stored_into.load(Ordering::Relaxed) {
+            b.stored_into.store(true, Ordering::Relaxed);
+        }
     }
 
     /// Buffer `index`'s contents as floats, moved out without a copy (the buffer is left
@@ -131,6 +157,7 @@ impl GlobalMemory {
     /// A 4- or 8-byte store at word `word` of `buffer` (aligned and in bounds).
     #[inline(always)]
     pub fn store_words(&self, buffer: usize, word: usize, bytes: u64, value: u64) {
+        self.note_store(buffer);
         let w = &self.buffers[buffer].words;
         w[word].store(value as u32, Ordering::Relaxed);
         if bytes == 8 {
@@ -140,6 +167,7 @@ impl GlobalMemory {
 
     #[inline]
     pub fn store(&self, buffer: usize, address: u64, bytes: u32, value: u64) {
+        self.note_store(buffer);
         let b = &self.buffers[buffer];
         let offset = address - b.base;
         let word = (offset / 4) as usize;
@@ -162,6 +190,7 @@ impl GlobalMemory {
     /// Atomically replaces the `bytes` (4 or 8) at `address` with `f(old)`; returns `old`.
     /// 8-byte values take a lock stripe: the words are 4 bytes each.
     pub fn read_modify_write(&self, buffer: usize, address: u64, bytes: u32, f: impl Fn(u64) -> u64) -> u64 {
+        self.note_store(buffer);
         let b = &self.buffers[buffer];
         let word = ((address - b.base) / 4) as usize;
         if bytes == 4 {
@@ -193,6 +222,8 @@ impl GlobalMemory {
             base,
             bytes,
             words,
+            watch_stores: false,
+            stored_into: AtomicBool::new(false),
         });
     }
 

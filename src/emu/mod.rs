@@ -89,39 +89,53 @@ pub fn run_lesson_kernel(
     cancel: &CancelFlag,
 ) -> Result<LaunchStats, EmuFault> {
     let words = output.iter().map(|v| v.to_bits()).collect();
-    let (stats, written) = launch_lesson_kernel(prog, lesson, n, input, words, options, cancel)?;
-    output.copy_from_slice(&written);
-    Ok(stats)
+    let launched = launch_lesson_kernel(prog, lesson, n, input.to_vec(), words, options, cancel)?;
+    output.copy_from_slice(&launched.output);
+    Ok(launched.stats)
 }
 
-/// Launches the lesson's kernel once at size `n` on a freshly poisoned output buffer, and
-/// returns what the kernel wrote there. The verification path: no output copy in or out
-/// (at the profile sizes each is 64 MiB or more).
+/// What one launch leaves behind.
+pub struct Launched {
+    pub stats: LaunchStats,
+    /// The output buffer's contents after the launch.
+    pub output: Vec<f32>,
+    /// The input array, lent to the launch as its input buffer, handed back.
+    pub input: Vec<f32>,
+    /// Whether the kernel stored into its input buffer (through a cast: the parameter is
+    /// `const`), so that `input` is no longer what was drawn.
+    pub input_changed: bool,
+}
+
+/// Launches the lesson's kernel once at size `n` on a freshly poisoned output buffer, with
+/// `input` lent as the input buffer (no copy: at the profile sizes it is 64 MiB or more).
+/// The verification path.
 pub fn launch_on_poisoned_output(
     prog: &Program,
     lesson: &Lesson,
     n: u32,
-    input: &[f32],
+    input: Vec<f32>,
     options: &RunOptions,
     cancel: &CancelFlag,
-) -> Result<(LaunchStats, Vec<f32>), EmuFault> {
+) -> Result<Launched, EmuFault> {
     let mut words = harness::buffers::zeroed_u32(input.len());
     harness::parallel::fill_in_chunks(&mut words, |_, part| part.fill(harness::POISON_BITS));
+    crate::timeline("output poisoned");
     launch_lesson_kernel(prog, lesson, n, input, words, options, cancel)
 }
 
-/// One launch with `output` (its words) as the output buffer; returns what it holds after.
+/// One launch with `input` and `output` (its words) as the buffers.
 fn launch_lesson_kernel(
     prog: &Program,
     lesson: &Lesson,
     n: u32,
-    input: &[f32],
+    input: Vec<f32>,
     output: Vec<u32>,
     options: &RunOptions,
     cancel: &CancelFlag,
-) -> Result<(LaunchStats, Vec<f32>), EmuFault> {
+) -> Result<Launched, EmuFault> {
+    let input_floats = input.len() as u64;
     let mut mem = GlobalMemory::default();
-    let in_address = mem.alloc_f32("in", input);
+    let in_address = mem.alloc_input("in", input);
     let out_address = mem.alloc_words("out", output);
     for g in &prog.globals {
         mem.alloc_bytes_at(&g.name, g.address, g.bytes, &g.init);
@@ -147,7 +161,7 @@ fn launch_lesson_kernel(
         lanes_per_warp: options.lanes_per_warp,
         fetch_map: options
             .fetch_window
-            .map(|w| (w, in_address, in_address + 4 * input.len() as u64)),
+            .map(|w| (w, in_address, in_address + 4 * input_floats)),
     };
     crate::timeline("emulator memory ready");
     let stats = launch(
@@ -159,5 +173,10 @@ fn launch_lesson_kernel(
         options.blocks_done.as_deref(),
     )?;
     crate::timeline("emulator launch done");
-    Ok((stats, mem.take_f32(1)))
+    Ok(Launched {
+        stats,
+        output: mem.take_f32(1),
+        input_changed: mem.stored_into(0),
+        input: mem.take_f32(0),
+    })
 }

@@ -17,25 +17,46 @@ pub struct Hazard {
     pub other_pc: Option<u32>,
 }
 
-/// What the checks remember of one 4-byte word. One record per word, so an access touches
-/// one cache line of bookkeeping rather than six arrays.
-#[derive(Debug, Clone, Copy, Default)]
+/// What the checks remember of the 4-byte words, one array per field (structure of arrays):
+/// a warp's row access reads and writes 32 consecutive entries of each, which the compiler
+/// turns into vector instructions ([`SharedMemory::load_row`], [`SharedMemory::store_row`]).
+#[derive(Default, Clone)]
 struct Shadow {
     /// Epoch of the last write (0 = never written), its thread and pc.
-    write_epoch: u32,
-    write_thread: u32,
-    write_pc: u32,
+    write_epoch: Vec<u32>,
+    write_thread: Vec<u32>,
+    write_pc: Vec<u32>,
     /// Epoch of the last read, its thread (or MANY) and pc.
-    read_epoch: u32,
-    read_thread: u32,
-    read_pc: u32,
+    read_epoch: Vec<u32>,
+    read_thread: Vec<u32>,
+    read_pc: Vec<u32>,
 }
 
+/// The lanes of a row access: lane `l` of `mask` touches word `first_word + l`. Lanes
+/// outside `mask` touch nothing (their word may lie outside the memory).
+#[derive(Debug, Clone, Copy)]
+pub struct Row {
+    pub first_word: isize,
+    pub mask: u32,
+}
+
+impl Row {
+    /// The lanes from the lowest to the highest of the mask, and the word of the lowest:
+    /// every word in between lies in the memory when the two ends do.
+    #[inline(always)]
+    fn span(self) -> (usize, usize, usize) {
+        let lo = self.mask.trailing_zeros() as usize;
+        let hi = 31 - self.mask.leading_zeros() as usize;
+        (lo, hi - lo + 1, (self.first_word + lo as isize) as usize)
+    }
+}
+
+#[derive(Clone)]
 pub struct SharedMemory {
     /// Contents as 4-byte words (accesses are naturally aligned, so none straddles a word
     /// except 8-byte ones, which take two).
     words: Vec<u32>,
-    shadow: Vec<Shadow>,
+    shadow: Shadow,
     /// Barrier epoch: starts at 1 and grows by one at every barrier.
     pub epoch: u32,
     pub check_hazards: bool,
@@ -46,7 +67,14 @@ impl SharedMemory {
         let words = bytes.div_ceil(4);
         SharedMemory {
             words: vec![0; words],
-            shadow: vec![Shadow::default(); words],
+            shadow: Shadow {
+                write_epoch: vec![0; words],
+                write_thread: vec![0; words],
+                write_pc: vec![0; words],
+                read_epoch: vec![0; words],
+                read_thread: vec![0; words],
+                read_pc: vec![0; words],
+            },
             epoch: 1,
             check_hazards,
         }
@@ -55,10 +83,8 @@ impl SharedMemory {
     /// Fresh state for the next block: contents are left as they are (shared memory is not
     /// cleared between blocks on a GPU either) but nothing counts as written.
     pub fn reset(&mut self) {
-        for w in &mut self.shadow {
-            w.write_epoch = 0;
-            w.read_epoch = 0;
-        }
+        self.shadow.write_epoch.fill(0);
+        self.shadow.read_epoch.fill(0);
         self.epoch = 1;
     }
 
@@ -111,32 +137,33 @@ impl SharedMemory {
         }
         let epoch = self.epoch;
         let mut hazard = None;
+        let sh = &mut self.shadow;
         for word in (offset / 4) as usize..(offset + bytes as u64).div_ceil(4) as usize {
-            let w = &mut self.shadow[word];
-            if w.write_epoch == 0 {
+            let write_epoch = sh.write_epoch[word];
+            if write_epoch == 0 {
                 hazard.get_or_insert(Hazard {
                     kind: FindingKind::UninitialisedSharedRead,
                     byte: word as u64 * 4,
                     other_thread: None,
                     other_pc: None,
                 });
-            } else if w.write_epoch == epoch && w.write_thread != thread {
+            } else if write_epoch == epoch && sh.write_thread[word] != thread {
                 hazard.get_or_insert(Hazard {
                     kind: FindingKind::SharedRace,
                     byte: word as u64 * 4,
-                    other_thread: Some(w.write_thread),
-                    other_pc: Some(w.write_pc),
+                    other_thread: Some(sh.write_thread[word]),
+                    other_pc: Some(sh.write_pc[word]),
                 });
             }
-            if w.read_epoch == epoch {
-                if w.read_thread != thread {
-                    w.read_thread = MANY;
+            if sh.read_epoch[word] == epoch {
+                if sh.read_thread[word] != thread {
+                    sh.read_thread[word] = MANY;
                 }
             } else {
-                w.read_epoch = epoch;
-                w.read_thread = thread;
+                sh.read_epoch[word] = epoch;
+                sh.read_thread[word] = thread;
             }
-            w.read_pc = pc;
+            sh.read_pc[word] = pc;
         }
         hazard
     }
@@ -152,16 +179,16 @@ impl SharedMemory {
         let epoch = self.epoch;
         let check = self.check_hazards;
         let mut hazard = None;
+        let sh = &mut self.shadow;
         for word in (offset / 4) as usize..(offset + bytes as u64).div_ceil(4) as usize {
-            let w = &mut self.shadow[word];
             if check {
-                let same_epoch_write = w.write_epoch == epoch && w.write_thread != thread && !unchanged;
-                let same_epoch_read = w.read_epoch == epoch && w.read_thread != thread;
+                let same_epoch_write = sh.write_epoch[word] == epoch && sh.write_thread[word] != thread && !unchanged;
+                let same_epoch_read = sh.read_epoch[word] == epoch && sh.read_thread[word] != thread;
                 if same_epoch_write || same_epoch_read {
                     let (other_thread, other_pc) = if same_epoch_write {
-                        (w.write_thread, w.write_pc)
+                        (sh.write_thread[word], sh.write_pc[word])
                     } else {
-                        (w.read_thread, w.read_pc)
+                        (sh.read_thread[word], sh.read_pc[word])
                     };
                     hazard.get_or_insert(Hazard {
                         kind: FindingKind::SharedRace,
@@ -171,11 +198,104 @@ impl SharedMemory {
                     });
                 }
             }
-            w.write_epoch = epoch;
-            w.write_thread = thread;
-            w.write_pc = pc;
+            sh.write_epoch[word] = epoch;
+            sh.write_thread[word] = thread;
+            sh.write_pc[word] = pc;
         }
         hazard
+    }
+
+    /// A warp's 4-byte load of a row (`threads`: each lane's thread) into `out`, with the
+    /// checks of [`note_read`](Self::note_read) for all lanes at once. `false` when some
+    /// lane's read is suspect: nothing has changed then, and the caller takes the lane by
+    /// lane path, which reports it.
+    #[inline(always)]
+    pub fn load_row(&mut self, row: Row, threads: &[u32; 32], pc: u32, out: &mut [u64; 32]) -> bool {
+        let (lo, len, first) = row.span();
+        let words = &self.words[first..first + len];
+        if !self.check_hazards {
+            for k in 0..len {
+                out[lo + k] = words[k] as u64;
+            }
+            return true;
+        }
+        let epoch = self.epoch;
+        let sh = &mut self.shadow;
+        let write_epoch = &sh.write_epoch[first..first + len];
+        let write_thread = &sh.write_thread[first..first + len];
+        let threads = &threads[lo..lo + len];
+        let mut suspect = 0u32;
+        for k in 0..len {
+            let active = (row.mask >> (lo + k)) & 1;
+            let never_written = write_epoch[k] == 0;
+            let racing = write_epoch[k] == epoch && write_thread[k] != threads[k];
+            suspect |= ((never_written | racing) as u32 & active) << k;
+        }
+        if suspect != 0 {
+            return false;
+        }
+        let read_epoch = &mut sh.read_epoch[first..first + len];
+        let read_thread = &mut sh.read_thread[first..first + len];
+        let read_pc = &mut sh.read_pc[first..first + len];
+        for k in 0..len {
+            let active = (row.mask >> (lo + k)) & 1 != 0;
+            let reader = if read_epoch[k] != epoch {
+                threads[k]
+            } else if read_thread[k] != threads[k] {
+                MANY
+            } else {
+                read_thread[k]
+            };
+            read_thread[k] = if active { reader } else { read_thread[k] };
+            read_epoch[k] = if active { epoch } else { read_epoch[k] };
+            read_pc[k] = if active { pc } else { read_pc[k] };
+            out[lo + k] = words[k] as u64;
+        }
+        true
+    }
+
+    /// A warp's 4-byte store of a row (`values` by lane), with the checks of
+    /// [`note_write`](Self::note_write) for all lanes at once. `false` when some lane's
+    /// write is suspect: nothing has changed then, and the caller takes the lane by lane
+    /// path, which reports it.
+    #[inline(always)]
+    pub fn store_row(&mut self, row: Row, threads: &[u32; 32], pc: u32, values: &[u64; 32]) -> bool {
+        let (lo, len, first) = row.span();
+        let epoch = self.epoch;
+        let sh = &mut self.shadow;
+        let threads = &threads[lo..lo + len];
+        let values = &values[lo..lo + len];
+        if self.check_hazards {
+            let words = &self.words[first..first + len];
+            let (write_epoch, write_thread) = (
+                &sh.write_epoch[first..first + len],
+                &sh.write_thread[first..first + len],
+            );
+            let (read_epoch, read_thread) = (&sh.read_epoch[first..first + len], &sh.read_thread[first..first + len]);
+            let mut suspect = 0u32;
+            for k in 0..len {
+                let active = (row.mask >> (lo + k)) & 1;
+                let unchanged = words[k] == values[k] as u32;
+                let other_writer = write_epoch[k] == epoch && write_thread[k] != threads[k] && !unchanged;
+                let other_reader = read_epoch[k] == epoch && read_thread[k] != threads[k];
+                suspect |= ((other_writer | other_reader) as u32 & active) << k;
+            }
+            if suspect != 0 {
+                return false;
+            }
+        }
+        let words = &mut self.words[first..first + len];
+        let write_epoch = &mut sh.write_epoch[first..first + len];
+        let write_thread = &mut sh.write_thread[first..first + len];
+        let write_pc = &mut sh.write_pc[first..first + len];
+        for k in 0..len {
+            let active = (row.mask >> (lo + k)) & 1 != 0;
+            words[k] = if active { values[k] as u32 } else { words[k] };
+            write_epoch[k] = if active { epoch } else { write_epoch[k] };
+            write_thread[k] = if active { threads[k] } else { write_thread[k] };
+            write_pc[k] = if active { pc } else { write_pc[k] };
+        }
+        true
     }
 }
 
@@ -186,9 +306,9 @@ impl SharedMemory {
     #[inline]
     pub fn note_atomic(&mut self, offset: u64, bytes: u32, pc: u32) -> Option<Hazard> {
         let mut hazard = None;
+        let sh = &mut self.shadow;
         for word in (offset / 4) as usize..(offset + bytes as u64).div_ceil(4) as usize {
-            let w = &mut self.shadow[word];
-            if self.check_hazards && w.write_epoch == 0 {
+            if self.check_hazards && sh.write_epoch[word] == 0 {
                 hazard.get_or_insert(Hazard {
                     kind: FindingKind::UninitialisedSharedRead,
                     byte: word as u64 * 4,
@@ -196,9 +316,9 @@ impl SharedMemory {
                     other_pc: None,
                 });
             }
-            w.write_epoch = self.epoch;
-            w.write_thread = MANY;
-            w.write_pc = pc;
+            sh.write_epoch[word] = self.epoch;
+            sh.write_thread[word] = MANY;
+            sh.write_pc[word] = pc;
         }
         hazard
     }
@@ -284,5 +404,88 @@ mod tests {
         assert_eq!((waw.kind, waw.other_thread), (FindingKind::SharedRace, Some(2)));
         // A read by another thread before the barrier is still a race.
         assert!(s.note_read(4, 4, 5, 22).is_some());
+    }
+
+    /// Shared memory of 48 words in a random state: some words never written, some written
+    /// or read in this epoch by one of a few threads, contents from a small set of values.
+    fn random_memory(rng: &mut impl rand::Rng) -> SharedMemory {
+        let mut s = SharedMemory::new(48 * 4, true);
+        s.epoch = 3;
+        for w in 0..48 {
+            s.words[w] = rng.random_range(0..3);
+            s.shadow.write_epoch[w] = rng.random_range(0..4);
+            s.shadow.write_thread[w] = rng.random_range(0..3);
+            s.shadow.write_pc[w] = rng.random_range(0..5);
+            s.shadow.read_epoch[w] = rng.random_range(0..4);
+            s.shadow.read_thread[w] = [0, 1, 2, MANY][rng.random_range(0..4)];
+            s.shadow.read_pc[w] = rng.random_range(0..5);
+        }
+        s
+    }
+
+    fn state(s: &SharedMemory) -> Vec<Vec<u32>> {
+        let sh = &s.shadow;
+        vec![
+            s.words.clone(),
+            sh.write_epoch.clone(),
+            sh.write_thread.clone(),
+            sh.write_pc.clone(),
+            sh.read_epoch.clone(),
+            sh.read_thread.clone(),
+            sh.read_pc.clone(),
+        ]
+    }
+
+    #[test]
+    fn a_row_at_once_does_what_its_lanes_one_by_one_do() {
+        use rand::{Rng, SeedableRng};
+        let mut rng = rand_pcg::Pcg64Mcg::seed_from_u64(11);
+        // How often each path ran, loads and stores: [(at once, lane by lane); 2].
+        let mut taken = [[0u32; 2]; 2];
+        for _ in 0..20_000 {
+            let mask: u32 = rng.random::<u32>() >> rng.random_range(0..32);
+            if mask == 0 {
+                continue;
+            }
+            let first_word = rng.random_range(0..16) as isize - mask.trailing_zeros() as isize;
+            let row = Row { first_word, mask };
+            let threads: [u32; 32] = std::array::from_fn(|_| rng.random_range(0..3));
+            let values: [u64; 32] = std::array::from_fn(|_| rng.random_range(0..3));
+            let words = |l: usize| (first_word + l as isize) as u64 * 4;
+            let lanes = (0..32).filter(|l| (mask >> l) & 1 != 0);
+            let before = random_memory(&mut rng);
+
+            // Loads.
+            let (mut at_once, mut by_lane) = (before.clone(), before.clone());
+            let mut out = [0u64; 32];
+            let fast = at_once.load_row(row, &threads, 9, &mut out);
+            taken[0][fast as usize] += 1;
+            let mut hazards = 0;
+            for l in lanes.clone() {
+                assert!(!fast || by_lane.load(words(l), 4) == out[l]);
+                hazards += by_lane.note_read(words(l), 4, threads[l], 9).is_some() as u32;
+            }
+            if fast {
+                assert_eq!((hazards, state(&at_once)), (0, state(&by_lane)));
+            } else {
+                assert!(hazards > 0 && state(&at_once) == state(&before));
+            }
+
+            // Stores.
+            let (mut at_once, mut by_lane) = (before.clone(), before.clone());
+            let fast = at_once.store_row(row, &threads, 9, &values);
+            taken[1][fast as usize] += 1;
+            let mut hazards = 0;
+            for l in lanes {
+                let unchanged = by_lane.store_unchanged(words(l), 4, values[l]);
+                hazards += by_lane.note_write(words(l), 4, threads[l], 9, unchanged).is_some() as u32;
+            }
+            if fast {
+                assert_eq!((hazards, state(&at_once)), (0, state(&by_lane)));
+            } else {
+                assert!(hazards > 0 && state(&at_once) == state(&before));
+            }
+        }
+        assert!(taken.iter().flatten().all(|&n| n > 500), "{taken:?}");
     }
 }
