@@ -33,22 +33,48 @@ struct Shadow {
 }
 
 /// The lanes of a row access: lane `l` of `mask` touches word `first_word + l`. Lanes
-/// outside `mask` touch nothing (their word may lie outside the memory).
+/// outside `mask` touch nothing (their word may lie outside the memory, in the padding).
 #[derive(Debug, Clone, Copy)]
 pub struct Row {
     pub first_word: isize,
     pub mask: u32,
 }
 
+/// Unused words before and after the memory in every array: the 32 words of any row whose
+/// active lanes lie in the memory are then all in the arrays, so a row's loops run over
+/// exactly 32 lanes, which the compiler turns into a few vector instructions.
+const PAD: usize = 32;
+
 impl Row {
-    /// The lanes from the lowest to the highest of the mask, and the word of the lowest:
-    /// every word in between lies in the memory when the two ends do.
+    /// The array index of lane 0's word.
     #[inline(always)]
-    fn span(self) -> (usize, usize, usize) {
-        let lo = self.mask.trailing_zeros() as usize;
-        let hi = 31 - self.mask.leading_zeros() as usize;
-        (lo, hi - lo + 1, (self.first_word + lo as isize) as usize)
+    fn slot(self) -> usize {
+        (self.first_word + PAD as isize) as usize
     }
+
+    /// All ones for a lane that takes part, zero for one that does not: the lanes' updates
+    /// are blends (`new & on | old & !on`), which vectorise where branches would not.
+    #[inline(always)]
+    fn on(self) -> [u32; 32] {
+        std::array::from_fn(|l| ((self.mask >> l) & 1).wrapping_neg())
+    }
+}
+
+/// `new` where `on` is all ones, `old` where it is zero.
+#[inline(always)]
+fn blend(on: u32, new: u32, old: u32) -> u32 {
+    (new & on) | (old & !on)
+}
+
+/// The 32 entries of `v` from `at`.
+#[inline(always)]
+fn lanes32(v: &[u32], at: usize) -> &[u32; 32] {
+    v[at..at + 32].try_into().expect("32 lanes")
+}
+
+#[inline(always)]
+fn lanes32_mut(v: &mut [u32], at: usize) -> &mut [u32; 32] {
+    (&mut v[at..at + 32]).try_into().expect("32 lanes")
 }
 
 #[derive(Clone)]
@@ -64,7 +90,7 @@ pub struct SharedMemory {
 
 impl SharedMemory {
     pub fn new(bytes: usize, check_hazards: bool) -> SharedMemory {
-        let words = bytes.div_ceil(4);
+        let words = bytes.div_ceil(4) + 2 * PAD;
         SharedMemory {
             words: vec![0; words],
             shadow: Shadow {
@@ -89,13 +115,13 @@ impl SharedMemory {
     }
 
     pub fn size(&self) -> u64 {
-        self.words.len() as u64 * 4
+        (self.words.len() - 2 * PAD) as u64 * 4
     }
 
     /// Reads `bytes` (1, 2, 4 or 8) at a naturally aligned `offset` inside the memory.
     #[inline]
     pub fn load(&self, offset: u64, bytes: u32) -> u64 {
-        let w = (offset / 4) as usize;
+        let w = (offset / 4) as usize + PAD;
         match bytes {
             4 => self.words[w] as u64,
             8 => self.words[w] as u64 | (self.words[w + 1] as u64) << 32,
@@ -105,7 +131,7 @@ impl SharedMemory {
 
     #[inline]
     pub fn store(&mut self, offset: u64, bytes: u32, value: u64) {
-        let w = (offset / 4) as usize;
+        let w = (offset / 4) as usize + PAD;
         match bytes {
             4 => self.words[w] = value as u32,
             8 => {
@@ -139,7 +165,8 @@ impl SharedMemory {
         let mut hazard = None;
         let sh = &mut self.shadow;
         for word in (offset / 4) as usize..(offset + bytes as u64).div_ceil(4) as usize {
-            let write_epoch = sh.write_epoch[word];
+            let i = word + PAD;
+            let write_epoch = sh.write_epoch[i];
             if write_epoch == 0 {
                 hazard.get_or_insert(Hazard {
                     kind: FindingKind::UninitialisedSharedRead,
@@ -147,23 +174,23 @@ impl SharedMemory {
                     other_thread: None,
                     other_pc: None,
                 });
-            } else if write_epoch == epoch && sh.write_thread[word] != thread {
+            } else if write_epoch == epoch && sh.write_thread[i] != thread {
                 hazard.get_or_insert(Hazard {
                     kind: FindingKind::SharedRace,
                     byte: word as u64 * 4,
-                    other_thread: Some(sh.write_thread[word]),
-                    other_pc: Some(sh.write_pc[word]),
+                    other_thread: Some(sh.write_thread[i]),
+                    other_pc: Some(sh.write_pc[i]),
                 });
             }
-            if sh.read_epoch[word] == epoch {
-                if sh.read_thread[word] != thread {
-                    sh.read_thread[word] = MANY;
+            if sh.read_epoch[i] == epoch {
+                if sh.read_thread[i] != thread {
+                    sh.read_thread[i] = MANY;
                 }
             } else {
-                sh.read_epoch[word] = epoch;
-                sh.read_thread[word] = thread;
+                sh.read_epoch[i] = epoch;
+                sh.read_thread[i] = thread;
             }
-            sh.read_pc[word] = pc;
+            sh.read_pc[i] = pc;
         }
         hazard
     }
@@ -181,14 +208,15 @@ impl SharedMemory {
         let mut hazard = None;
         let sh = &mut self.shadow;
         for word in (offset / 4) as usize..(offset + bytes as u64).div_ceil(4) as usize {
+            let i = word + PAD;
             if check {
-                let same_epoch_write = sh.write_epoch[word] == epoch && sh.write_thread[word] != thread && !unchanged;
-                let same_epoch_read = sh.read_epoch[word] == epoch && sh.read_thread[word] != thread;
+                let same_epoch_write = sh.write_epoch[i] == epoch && sh.write_thread[i] != thread && !unchanged;
+                let same_epoch_read = sh.read_epoch[i] == epoch && sh.read_thread[i] != thread;
                 if same_epoch_write || same_epoch_read {
                     let (other_thread, other_pc) = if same_epoch_write {
-                        (sh.write_thread[word], sh.write_pc[word])
+                        (sh.write_thread[i], sh.write_pc[i])
                     } else {
-                        (sh.read_thread[word], sh.read_pc[word])
+                        (sh.read_thread[i], sh.read_pc[i])
                     };
                     hazard.get_or_insert(Hazard {
                         kind: FindingKind::SharedRace,
@@ -198,9 +226,9 @@ impl SharedMemory {
                     });
                 }
             }
-            sh.write_epoch[word] = epoch;
-            sh.write_thread[word] = thread;
-            sh.write_pc[word] = pc;
+            sh.write_epoch[i] = epoch;
+            sh.write_thread[i] = thread;
+            sh.write_pc[i] = pc;
         }
         hazard
     }
@@ -211,45 +239,37 @@ impl SharedMemory {
     /// lane path, which reports it.
     #[inline(always)]
     pub fn load_row(&mut self, row: Row, threads: &[u32; 32], pc: u32, out: &mut [u64; 32]) -> bool {
-        let (lo, len, first) = row.span();
-        let words = &self.words[first..first + len];
+        let at = row.slot();
+        let words = lanes32(&self.words, at);
         if !self.check_hazards {
-            for k in 0..len {
-                out[lo + k] = words[k] as u64;
-            }
+            *out = std::array::from_fn(|l| words[l] as u64);
             return true;
         }
-        let epoch = self.epoch;
+        let (epoch, on) = (self.epoch, row.on());
         let sh = &mut self.shadow;
-        let write_epoch = &sh.write_epoch[first..first + len];
-        let write_thread = &sh.write_thread[first..first + len];
-        let threads = &threads[lo..lo + len];
-        let mut suspect = 0u32;
-        for k in 0..len {
-            let active = (row.mask >> (lo + k)) & 1;
-            let never_written = write_epoch[k] == 0;
-            let racing = write_epoch[k] == epoch && write_thread[k] != threads[k];
-            suspect |= ((never_written | racing) as u32 & active) << k;
+        let (write_epoch, write_thread) = (lanes32(&sh.write_epoch, at), lanes32(&sh.write_thread, at));
+        let mut suspect = 0;
+        for l in 0..32 {
+            let never_written = write_epoch[l] == 0;
+            let racing = write_epoch[l] == epoch && write_thread[l] != threads[l];
+            suspect |= ((never_written | racing) as u32).wrapping_neg() & on[l];
         }
         if suspect != 0 {
             return false;
         }
-        let read_epoch = &mut sh.read_epoch[first..first + len];
-        let read_thread = &mut sh.read_thread[first..first + len];
-        let read_pc = &mut sh.read_pc[first..first + len];
-        for k in 0..len {
-            let active = (row.mask >> (lo + k)) & 1 != 0;
-            let reader = if read_epoch[k] != epoch {
-                threads[k]
-            } else if read_thread[k] != threads[k] {
-                MANY
-            } else {
-                read_thread[k]
-            };
-            read_thread[k] = if active { reader } else { read_thread[k] };
-            read_epoch[k] = if active { epoch } else { read_epoch[k] };
-            read_pc[k] = if active { pc } else { read_pc[k] };
-            out[lo + k] = words[k] as u64;
+        *out = std::array::from_fn(|l| words[l] as u64);
+        let read_epoch = lanes32_mut(&mut sh.read_epoch, at);
+        let read_thread = lanes32_mut(&mut sh.read_thread, at);
+        for l in 0..32 {
+            let first_reader = ((read_epoch[l] != epoch) as u32).wrapping_neg();
+            let same_reader = ((read_thread[l] == threads[l]) as u32).wrapping_neg();
+            let reader = blend(first_reader, threads[l], blend(same_reader, read_thread[l], MANY));
+            read_thread[l] = blend(on[l], reader, read_thread[l]);
+            read_epoch[l] = blend(on[l], epoch, read_epoch[l]);
+        }
+        let read_pc = lanes32_mut(&mut sh.read_pc, at);
+        for l in 0..32 {
+            read_pc[l] = blend(on[l], pc, read_pc[l]);
         }
         true
     }
@@ -260,40 +280,38 @@ impl SharedMemory {
     /// path, which reports it.
     #[inline(always)]
     pub fn store_row(&mut self, row: Row, threads: &[u32; 32], pc: u32, values: &[u64; 32]) -> bool {
-        let (lo, len, first) = row.span();
-        let epoch = self.epoch;
+        let at = row.slot();
+        let (epoch, on) = (self.epoch, row.on());
+        let values: [u32; 32] = std::array::from_fn(|l| values[l] as u32);
         let sh = &mut self.shadow;
-        let threads = &threads[lo..lo + len];
-        let values = &values[lo..lo + len];
         if self.check_hazards {
-            let words = &self.words[first..first + len];
-            let (write_epoch, write_thread) = (
-                &sh.write_epoch[first..first + len],
-                &sh.write_thread[first..first + len],
-            );
-            let (read_epoch, read_thread) = (&sh.read_epoch[first..first + len], &sh.read_thread[first..first + len]);
-            let mut suspect = 0u32;
-            for k in 0..len {
-                let active = (row.mask >> (lo + k)) & 1;
-                let unchanged = words[k] == values[k] as u32;
-                let other_writer = write_epoch[k] == epoch && write_thread[k] != threads[k] && !unchanged;
-                let other_reader = read_epoch[k] == epoch && read_thread[k] != threads[k];
-                suspect |= ((other_writer | other_reader) as u32 & active) << k;
+            let words = lanes32(&self.words, at);
+            let (write_epoch, write_thread) = (lanes32(&sh.write_epoch, at), lanes32(&sh.write_thread, at));
+            let (read_epoch, read_thread) = (lanes32(&sh.read_epoch, at), lanes32(&sh.read_thread, at));
+            let mut suspect = 0;
+            for l in 0..32 {
+                let unchanged = words[l] == values[l];
+                let other_writer = write_epoch[l] == epoch && write_thread[l] != threads[l] && !unchanged;
+                let other_reader = read_epoch[l] == epoch && read_thread[l] != threads[l];
+                suspect |= ((other_writer | other_reader) as u32).wrapping_neg() & on[l];
             }
             if suspect != 0 {
                 return false;
             }
         }
-        let words = &mut self.words[first..first + len];
-        let write_epoch = &mut sh.write_epoch[first..first + len];
-        let write_thread = &mut sh.write_thread[first..first + len];
-        let write_pc = &mut sh.write_pc[first..first + len];
-        for k in 0..len {
-            let active = (row.mask >> (lo + k)) & 1 != 0;
-            words[k] = if active { values[k] as u32 } else { words[k] };
-            write_epoch[k] = if active { epoch } else { write_epoch[k] };
-            write_thread[k] = if active { threads[k] } else { write_thread[k] };
-            write_pc[k] = if active { pc } else { write_pc[k] };
+        let words = lanes32_mut(&mut self.words, at);
+        for l in 0..32 {
+            words[l] = blend(on[l], values[l], words[l]);
+        }
+        let write_epoch = lanes32_mut(&mut sh.write_epoch, at);
+        let write_thread = lanes32_mut(&mut sh.write_thread, at);
+        for l in 0..32 {
+            write_epoch[l] = blend(on[l], epoch, write_epoch[l]);
+            write_thread[l] = blend(on[l], threads[l], write_thread[l]);
+        }
+        let write_pc = lanes32_mut(&mut sh.write_pc, at);
+        for l in 0..32 {
+            write_pc[l] = blend(on[l], pc, write_pc[l]);
         }
         true
     }
@@ -308,7 +326,8 @@ impl SharedMemory {
         let mut hazard = None;
         let sh = &mut self.shadow;
         for word in (offset / 4) as usize..(offset + bytes as u64).div_ceil(4) as usize {
-            if self.check_hazards && sh.write_epoch[word] == 0 {
+            let i = word + PAD;
+            if self.check_hazards && sh.write_epoch[i] == 0 {
                 hazard.get_or_insert(Hazard {
                     kind: FindingKind::UninitialisedSharedRead,
                     byte: word as u64 * 4,
@@ -316,9 +335,9 @@ impl SharedMemory {
                     other_pc: None,
                 });
             }
-            sh.write_epoch[word] = self.epoch;
-            sh.write_thread[word] = MANY;
-            sh.write_pc[word] = pc;
+            sh.write_epoch[i] = self.epoch;
+            sh.write_thread[i] = MANY;
+            sh.write_pc[i] = pc;
         }
         hazard
     }
@@ -411,7 +430,7 @@ mod tests {
     fn random_memory(rng: &mut impl rand::Rng) -> SharedMemory {
         let mut s = SharedMemory::new(48 * 4, true);
         s.epoch = 3;
-        for w in 0..48 {
+        for w in 0..s.words.len() {
             s.words[w] = rng.random_range(0..3);
             s.shadow.write_epoch[w] = rng.random_range(0..4);
             s.shadow.write_thread[w] = rng.random_range(0..3);
