@@ -61,12 +61,6 @@ pub(super) fn for_each_row(dims: u32, n: usize, range: Range<usize>, mut visit: 
     }
 }
 
-/// Whether the element at `x` of a row (see [`for_each_row`]) is copied by the stencil.
-#[inline]
-pub(super) fn on_face(n: usize, x: usize, row_on_border: bool) -> bool {
-    row_on_border || x == 0 || x == n - 1
-}
-
 /// The reference's elements `segment` (one row's run, its first at `x_start`) into `out`.
 pub(super) fn reference_row(
     stencil: &Stencil,
@@ -77,25 +71,86 @@ pub(super) fn reference_row(
     row_on_border: bool,
     out: &mut [f32],
 ) {
-    // n is the y stride; a 1D grid is one row of the whole input.
-    let n = strides.get(1).copied().unwrap_or(input.len());
     out.copy_from_slice(&input[segment.clone()]);
-    if row_on_border {
+    let Some((lo, within)) = interior_of(strides, input.len(), &segment, x_start, row_on_border) else {
         return;
-    }
-    // The interior of the run: x from 1 to n - 2.
-    let x_end = x_start + segment.len();
-    let (lo_x, hi_x) = (x_start.max(1), x_end.min(n - 1));
-    if lo_x >= hi_x {
-        return;
-    }
-    let lo = segment.start + (lo_x - x_start);
-    let interior = &mut out[lo_x - x_start..hi_x - x_start];
+    };
+    let interior = &mut out[within];
     match strides {
         [a] => interior_points(stencil, [*a], input, lo, interior),
         [a, b] => interior_points(stencil, [*a, *b], input, lo, interior),
         [a, b, c] => interior_points(stencil, [*a, *b, *c], input, lo, interior),
         _ => unreachable!("the course's stencils have 1 to 3 dimensions"),
+    }
+}
+
+/// A face point's tolerance: none (it must be an exact copy of its input).
+pub(super) const EXACT_ONLY: f64 = -1.0;
+
+/// Each element's rounding scale (see the verifier): the sum of the magnitudes of the
+/// stencil's terms at an interior point, [`EXACT_ONLY`] on a face. Computed for a whole
+/// row at once, so the verifier's tolerance test has no branch per element.
+pub(super) fn tolerance_row(
+    stencil: &Stencil,
+    strides: &[usize],
+    input: &[f32],
+    segment: Range<usize>,
+    x_start: usize,
+    row_on_border: bool,
+    scale: &mut [f64],
+) {
+    scale.fill(EXACT_ONLY);
+    let Some((lo, within)) = interior_of(strides, input.len(), &segment, x_start, row_on_border) else {
+        return;
+    };
+    let interior = &mut scale[within];
+    match strides {
+        [a] => interior_scales(stencil, [*a], input, lo, interior),
+        [a, b] => interior_scales(stencil, [*a, *b], input, lo, interior),
+        [a, b, c] => interior_scales(stencil, [*a, *b, *c], input, lo, interior),
+        _ => unreachable!("the course's stencils have 1 to 3 dimensions"),
+    }
+}
+
+/// The interior of a row's run (x from 1 to n - 2): its first element's index and where it
+/// lies in the run; None when the run has no interior point.
+fn interior_of(
+    strides: &[usize],
+    input_len: usize,
+    segment: &Range<usize>,
+    x_start: usize,
+    row_on_border: bool,
+) -> Option<(usize, Range<usize>)> {
+    if row_on_border {
+        return None;
+    }
+    // n is the y stride; a 1D grid is one row of the whole input.
+    let n = strides.get(1).copied().unwrap_or(input_len);
+    let x_end = x_start + segment.len();
+    let (lo_x, hi_x) = (x_start.max(1), x_end.min(n - 1));
+    (lo_x < hi_x).then(|| (segment.start + (lo_x - x_start), lo_x - x_start..hi_x - x_start))
+}
+
+/// `scale[k]` = |centre| |c| + |neighbour| sum of |neighbours| at element `lo + k`, every one
+/// interior, neighbours in stride order (as the verifier has always summed them).
+fn interior_scales<const D: usize>(
+    stencil: &Stencil,
+    strides: [usize; D],
+    input: &[f32],
+    lo: usize,
+    scale: &mut [f64],
+) {
+    let len = scale.len();
+    let centre = &input[lo..lo + len];
+    let below: [&[f32]; D] = strides.map(|s| &input[lo - s..lo - s + len]);
+    let above: [&[f32]; D] = strides.map(|s| &input[lo + s..lo + s + len]);
+    let (c, nb) = (stencil.centre.abs() as f64, stencil.neighbour.abs() as f64);
+    for k in 0..len {
+        let mut neighbours = 0.0f64;
+        for d in 0..D {
+            neighbours += below[d][k].abs() as f64 + above[d][k].abs() as f64;
+        }
+        scale[k] = c * centre[k].abs() as f64 + nb * neighbours;
     }
 }
 
@@ -186,12 +241,17 @@ mod tests {
                         c == 0 || c == n - 1
                     })
                 };
+                // The faces as the verifier sees them: the points without a tolerance.
+                let stencil = [S1, S2, S3][dims as usize - 1];
+                let (input, strides) = (vec![0.5f32; len], strides(&stencil, n as u32));
                 for (start, end) in [(0, len), (1, len - 2), (n + 1, 2 * n + 3), (len - 1, len), (5, 5)] {
                     let end = end.min(len);
                     let mut seen = Vec::new();
                     for_each_row(dims, n, start..end, |segment, x, row| {
-                        for (k, i) in segment.enumerate() {
-                            seen.push((i, on_face(n, x + k, row)));
+                        let mut scale = vec![0.0; segment.len()];
+                        tolerance_row(&stencil, &strides, &input, segment.clone(), x, row, &mut scale);
+                        for (i, s) in segment.zip(scale) {
+                            seen.push((i, s == EXACT_ONLY));
                         }
                     });
                     let expected: Vec<(usize, bool)> = (start..end).map(|i| (i, on_face_by_division(i))).collect();

@@ -1,7 +1,7 @@
 //! Element-by-element verification of one launch's output against the CPU reference.
 
 use super::poison::is_poison;
-use super::reference::{Coord, coord_of, for_each_row, on_face, reference_row, strides};
+use super::reference::{Coord, coord_of, for_each_row, reference_row, strides, tolerance_row};
 use crate::lesson::Stencil;
 use serde::{Deserialize, Serialize};
 
@@ -97,7 +97,7 @@ fn verify_with(stencil: &Stencil, n: u32, input: &[f32], got: &[f32], stored: Op
     // first ones whatever the split.
     let parts = super::parallel::map_ranges(got.len(), |range| {
         let mut tally: Tally = (0, 0, Vec::new());
-        let mut computed = Vec::new();
+        let (mut computed, mut scale) = (Vec::new(), Vec::new());
         for_each_row(stencil.dims, n_us, range, |segment, x_start, row_on_border| {
             let expected: &[f32] = match stored {
                 Some(all) => &all[segment.clone()],
@@ -116,28 +116,35 @@ fn verify_with(stencil: &Stencil, n: u32, input: &[f32], got: &[f32], stored: Op
                 }
             };
             let row_got = &got[segment.clone()];
-            for (k, (&e, &g)) in expected.iter().zip(row_got).enumerate() {
-                // Most elements are the reference to the bit: one compare and on.
-                if e.to_bits() == g.to_bits() {
+            // Most rows are the reference to the bit; the others are counted without a
+            // branch per element (a kernel summing in its own order is off by a rounding in
+            // a good part of its elements), and only the bad ones are looked at one by one.
+            if expected.iter().zip(row_got).all(|(e, g)| e.to_bits() == g.to_bits()) {
+                return;
+            }
+            scale.resize(segment.len(), 0.0);
+            tolerance_row(
+                stencil,
+                &strides,
+                input,
+                segment.clone(),
+                x_start,
+                row_on_border,
+                &mut scale,
+            );
+            let bad: usize = (0..segment.len())
+                .map(|k| !within_tolerance(expected[k], row_got[k], scale[k]) as usize)
+                .sum();
+            if bad == 0 {
+                return;
+            }
+            for k in 0..segment.len() {
+                let (e, g) = (expected[k], row_got[k]);
+                if within_tolerance(e, g, scale[k]) {
                     continue;
                 }
-                let index = segment.start + k;
-                let got_value = if is_poison(g) {
-                    None
-                } else if element_ok(
-                    stencil,
-                    &strides,
-                    input,
-                    index,
-                    on_face(n_us, x_start + k, row_on_border),
-                    e,
-                    g,
-                ) {
-                    continue;
-                } else {
-                    Some(g)
-                };
-                note_mismatch(&mut tally, stencil, n, index, e, got_value);
+                let got_value = (!is_poison(g)).then_some(g);
+                note_mismatch(&mut tally, stencil, n, segment.start + k, e, got_value);
             }
         });
         tally
@@ -169,28 +176,12 @@ fn note_mismatch(tally: &mut Tally, stencil: &Stencil, n: u32, index: usize, exp
     }
 }
 
-fn element_ok(
-    stencil: &Stencil,
-    strides: &[usize],
-    input: &[f32],
-    index: usize,
-    on_border: bool,
-    e: f32,
-    g: f32,
-) -> bool {
-    if e.to_bits() == g.to_bits() {
-        return true;
-    }
-    if on_border || !g.is_finite() {
-        return false;
-    }
-    let scale = stencil.centre.abs() as f64 * input[index].abs() as f64
-        + stencil.neighbour.abs() as f64
-            * strides
-                .iter()
-                .map(|&s| input[index - s].abs() as f64 + input[index + s].abs() as f64)
-                .sum::<f64>();
-    ((g as f64) - (e as f64)).abs() <= RELATIVE_TOLERANCE * scale
+/// Whether `got` passes for `expected`: the same bits, or (at an interior point, where
+/// `scale` is the sum of the magnitudes of the stencil's terms) within rounding of it. A
+/// face point (`scale` negative) must be an exact copy; NaN and infinity never pass.
+#[inline(always)]
+fn within_tolerance(expected: f32, got: f32, scale: f64) -> bool {
+    expected.to_bits() == got.to_bits() || ((got as f64) - (expected as f64)).abs() <= RELATIVE_TOLERANCE * scale
 }
 
 #[cfg(test)]
