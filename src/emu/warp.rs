@@ -184,6 +184,25 @@ impl Warp {
         false
     }
 
+    /// How far the top frame may run before the stack must be looked at again: its
+    /// reconvergence point, or the instruction of a sibling path (a frame below it with the
+    /// same reconvergence point, see [`merge_or_switch_sibling`](Self::merge_or_switch_sibling)),
+    /// where the two merge. Called after that function, so no sibling is behind the top.
+    #[inline(always)]
+    pub fn stretch_end(&self) -> u32 {
+        let (top, below) = self.stack.split_last().expect("a frame to run");
+        let mut end = top.rpc;
+        for f in below.iter().rev() {
+            if f.rpc != top.rpc {
+                break;
+            }
+            if f.mask != 0 && f.pc != f.rpc && f.pc > top.pc {
+                end = end.min(f.pc);
+            }
+        }
+        end
+    }
+
     /// Removes `lanes` from every frame (they executed `ret`/`exit`).
     pub fn exit_lanes(&mut self, lanes: u32) {
         self.exited |= lanes;
