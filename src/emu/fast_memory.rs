@@ -10,8 +10,9 @@
 use super::block::BlockRunner;
 use super::ir::{Kind, MemSpace};
 use super::shared::Row;
-use super::warp::{Warp, for_each_lane, lane_count};
+use super::warp::{FULL, Warp, for_each_lane, lane_count};
 use std::mem::MaybeUninit;
+use std::sync::atomic::Ordering;
 
 /// Every lane's address `base[l] + offset` (inactive lanes too: they are masked later), in
 /// a loop the compiler vectorises.
@@ -151,13 +152,40 @@ impl BlockRunner<'_> {
         };
         let mem = self.mem;
         let words = |l: usize| ((addrs[l] - lo) / 4) as usize;
-        match (store_src, load) {
-            (Some(src), _) => {
+        // A row of 4-byte elements (the stencils' every access) as one slice of the buffer.
+        let row = match consecutive {
+            Some((lowest, _)) if bytes == 4 => {
+                mem.row_words(buffer, ((lowest - lo) / 4) as isize - m.trailing_zeros() as isize)
+            }
+            _ => None,
+        };
+        match (store_src, load, row) {
+            (Some(src), _, Some(row)) => {
+                let mut scratch = MaybeUninit::uninit();
+                let values = self.lanes(warp, src, &mut scratch);
+                mem.note_store(buffer);
+                for_each_lane(m, |l| row[l].store(values[l] as u32, Ordering::Relaxed));
+            }
+            (None, Some((d, sign_extend)), Some(row)) => {
+                let dst = warp.reg_mut(d);
+                let word = |l: usize| {
+                    let v = row[l].load(Ordering::Relaxed);
+                    if sign_extend { v as i32 as i64 as u64 } else { v as u64 }
+                };
+                if m == FULL {
+                    for (l, slot) in dst.iter_mut().enumerate() {
+                        *slot = word(l);
+                    }
+                } else {
+                    for_each_lane(m, |l| dst[l] = word(l));
+                }
+            }
+            (Some(src), _, None) => {
                 let mut scratch = MaybeUninit::uninit();
                 let values = self.lanes(warp, src, &mut scratch);
                 for_each_lane(m, |l| mem.store_words(buffer, words(l), bytes, values[l]));
             }
-            (None, Some((d, sign_extend))) => {
+            (None, Some((d, sign_extend)), None) => {
                 // Straight into the register: every address was computed above, so a
                 // destination that is also the address register is no problem.
                 warp.write_lanes(d, m, |l| {
@@ -165,7 +193,7 @@ impl BlockRunner<'_> {
                     if sign_extend { v as u32 as i32 as i64 as u64 } else { v }
                 });
             }
-            (None, None) => unreachable!("a load has a destination"),
+            (None, None, _) => unreachable!("a load has a destination"),
         }
         let s = &mut self.stats.per_pc[pc];
         s.global_warp_insts += 1;

@@ -91,10 +91,19 @@ impl GlobalMemory {
         self.buffers[index].stored_into.load(Ordering::Relaxed)
     }
 
+    /// The 32 words of `buffer` from word `first` on, when all lie inside it: a warp's row
+    /// of 4-byte elements, lane `l` at word `first + l`, read or written without working
+    /// out each lane's word and checking its bounds (stores must call `note_store`).
+    #[inline(always)]
+    pub fn row_words(&self, buffer: usize, first: isize) -> Option<&[AtomicU32; 32]> {
+        let first = usize::try_from(first).ok()?;
+        self.buffers[buffer].words.get(first..first + 32)?.try_into().ok()
+    }
+
     /// Remembers a store into `buffer` when that buffer is watched; a read of a flag that
     /// rarely changes, so the threads do not fight over its cache line.
     #[inline(always)]
-    fn note_store(&self, buffer: usize) {
+    pub fn note_store(&self, buffer: usize) {
         let b = &self.buffers[buffer];
         if b.watch_stores && !b.stored_into.load(Ordering::Relaxed) {
             b.stored_into.store(true, Ordering::Relaxed);
