@@ -36,17 +36,26 @@ pub fn coord_of(stencil: &Stencil, n: u32, index: usize) -> Coord {
 /// The longest run [`for_each_row`] hands over at once.
 const MAX_SEGMENT: usize = 4096;
 
-/// Calls `visit(segment, x_start, row_on_border)` for each run of `range` that lies in one
-/// row of x of an n^dims grid (x fastest), in order: the segment's indices, the x of its
-/// first element, and whether the whole row lies on a face of y or z. Coordinates are
-/// divided out once per row, not per element: at the profile sizes (2^24 elements) those
-/// divisions were most of the reference's and the verifier's time.
-pub(super) fn for_each_row(dims: u32, n: usize, range: Range<usize>, mut visit: impl FnMut(Range<usize>, usize, bool)) {
+/// One run of consecutive elements within a row of x (see [`for_each_row`]).
+pub(super) struct RowRun {
+    /// The run's element indices.
+    pub segment: Range<usize>,
+    /// The x of its first element.
+    pub x_start: usize,
+    /// Whether the whole row lies on a face of y or z.
+    pub on_border: bool,
+}
+
+/// Calls `visit` for each run of `range` that lies in one row of x of an n^dims grid (x
+/// fastest), in order. Coordinates are divided out once per row, not per element: at the
+/// profile sizes (2^24 elements) those divisions were most of the reference's and the
+/// verifier's time.
+pub(super) fn for_each_row(dims: u32, n: usize, range: Range<usize>, mut visit: impl FnMut(RowRun)) {
     let mut index = range.start;
     while index < range.end {
         let x = index % n;
         let row = index / n;
-        let row_on_border = match dims {
+        let on_border = match dims {
             1 => false,
             2 => row == 0 || row == n - 1,
             _ => {
@@ -56,32 +65,19 @@ pub(super) fn for_each_row(dims: u32, n: usize, range: Range<usize>, mut visit: 
         };
         // A long row (1D has one) goes in pieces that stay in the cache.
         let row_end = (index - x + n).min(range.end).min(index + MAX_SEGMENT);
-        visit(index..row_end, x, row_on_border);
+        visit(RowRun {
+            segment: index..row_end,
+            x_start: x,
+            on_border,
+        });
         index = row_end;
     }
 }
 
-/// The reference's elements `segment` (one row's run, its first at `x_start`) into `out`.
-pub(super) fn reference_row(
-    stencil: &Stencil,
-    strides: &[usize],
-    input: &[f32],
-    segment: Range<usize>,
-    x_start: usize,
-    row_on_border: bool,
-    out: &mut [f32],
-) {
-    out.copy_from_slice(&input[segment.clone()]);
-    let Some((lo, within)) = interior_of(strides, input.len(), &segment, x_start, row_on_border) else {
-        return;
-    };
-    let interior = &mut out[within];
-    match strides {
-        [a] => interior_points(stencil, [*a], input, lo, interior),
-        [a, b] => interior_points(stencil, [*a, *b], input, lo, interior),
-        [a, b, c] => interior_points(stencil, [*a, *b, *c], input, lo, interior),
-        _ => unreachable!("the course's stencils have 1 to 3 dimensions"),
-    }
+/// The reference's elements of `run` into `out`.
+pub(super) fn reference_row(stencil: &Stencil, strides: &[usize], input: &[f32], run: &RowRun, out: &mut [f32]) {
+    out.copy_from_slice(&input[run.segment.clone()]);
+    fill_interior(stencil, strides, input, run, Interior::Values(out));
 }
 
 /// A face point's tolerance: none (it must be an exact copy of its input).
@@ -89,85 +85,80 @@ pub(super) const EXACT_ONLY: f64 = -1.0;
 
 /// Each element's rounding scale (see the verifier): the sum of the magnitudes of the
 /// stencil's terms at an interior point, [`EXACT_ONLY`] on a face. Computed for a whole
-/// row at once, so the verifier's tolerance test has no branch per element.
-pub(super) fn tolerance_row(
-    stencil: &Stencil,
-    strides: &[usize],
-    input: &[f32],
-    segment: Range<usize>,
-    x_start: usize,
-    row_on_border: bool,
-    scale: &mut [f64],
-) {
+/// run at once, so the verifier's tolerance test has no branch per element.
+pub(super) fn tolerance_row(stencil: &Stencil, strides: &[usize], input: &[f32], run: &RowRun, scale: &mut [f64]) {
     scale.fill(EXACT_ONLY);
-    let Some((lo, within)) = interior_of(strides, input.len(), &segment, x_start, row_on_border) else {
+    fill_interior(stencil, strides, input, run, Interior::Scales(scale));
+}
+
+/// What [`fill_interior`] computes at each interior point of a run.
+enum Interior<'a> {
+    /// The stencil's value.
+    Values(&'a mut [f32]),
+    /// The sum of the magnitudes of its terms.
+    Scales(&'a mut [f64]),
+}
+
+/// Fills the interior points of `run` (x from 1 to n - 2, not on a face) of `what`; the
+/// face points are left as they are.
+fn fill_interior(stencil: &Stencil, strides: &[usize], input: &[f32], run: &RowRun, what: Interior) {
+    if run.on_border {
         return;
+    }
+    // n is the y stride; a 1D grid is one row of the whole input.
+    let n = strides.get(1).copied().unwrap_or(input.len());
+    let x_end = run.x_start + run.segment.len();
+    let (lo_x, hi_x) = (run.x_start.max(1), x_end.min(n - 1));
+    if lo_x >= hi_x {
+        return;
+    }
+    let lo = run.segment.start + (lo_x - run.x_start);
+    let within = lo_x - run.x_start..hi_x - run.x_start;
+    let what = match what {
+        Interior::Values(out) => Interior::Values(&mut out[within]),
+        Interior::Scales(scale) => Interior::Scales(&mut scale[within]),
     };
-    let interior = &mut scale[within];
     match strides {
-        [a] => interior_scales(stencil, [*a], input, lo, interior),
-        [a, b] => interior_scales(stencil, [*a, *b], input, lo, interior),
-        [a, b, c] => interior_scales(stencil, [*a, *b, *c], input, lo, interior),
+        [a] => interior_points(stencil, [*a], input, lo, what),
+        [a, b] => interior_points(stencil, [*a, *b], input, lo, what),
+        [a, b, c] => interior_points(stencil, [*a, *b, *c], input, lo, what),
         _ => unreachable!("the course's stencils have 1 to 3 dimensions"),
     }
 }
 
-/// The interior of a row's run (x from 1 to n - 2): its first element's index and where it
-/// lies in the run; None when the run has no interior point.
-fn interior_of(
-    strides: &[usize],
-    input_len: usize,
-    segment: &Range<usize>,
-    x_start: usize,
-    row_on_border: bool,
-) -> Option<(usize, Range<usize>)> {
-    if row_on_border {
-        return None;
-    }
-    // n is the y stride; a 1D grid is one row of the whole input.
-    let n = strides.get(1).copied().unwrap_or(input_len);
-    let x_end = x_start + segment.len();
-    let (lo_x, hi_x) = (x_start.max(1), x_end.min(n - 1));
-    (lo_x < hi_x).then(|| (segment.start + (lo_x - x_start), lo_x - x_start..hi_x - x_start))
-}
-
-/// `scale[k]` = |centre| |c| + |neighbour| sum of |neighbours| at element `lo + k`, every one
-/// interior, neighbours in stride order (as the verifier has always summed them).
-fn interior_scales<const D: usize>(
-    stencil: &Stencil,
-    strides: [usize; D],
-    input: &[f32],
-    lo: usize,
-    scale: &mut [f64],
-) {
-    let len = scale.len();
+/// `what` at each element `lo + k`, every one interior. The stencil's value: the neighbours
+/// summed in f64, pair by pair in stride order (x, then y, then z), and rounded once. The
+/// scale: |centre| |c| + |neighbour| times the sum of the neighbours' magnitudes, in the
+/// same order.
+fn interior_points<const D: usize>(stencil: &Stencil, strides: [usize; D], input: &[f32], lo: usize, what: Interior) {
+    let len = match &what {
+        Interior::Values(out) => out.len(),
+        Interior::Scales(scale) => scale.len(),
+    };
     let centre = &input[lo..lo + len];
     let below: [&[f32]; D] = strides.map(|s| &input[lo - s..lo - s + len]);
     let above: [&[f32]; D] = strides.map(|s| &input[lo + s..lo + s + len]);
-    let (c, nb) = (stencil.centre.abs() as f64, stencil.neighbour.abs() as f64);
-    for k in 0..len {
-        let mut neighbours = 0.0f64;
-        for d in 0..D {
-            neighbours += below[d][k].abs() as f64 + above[d][k].abs() as f64;
+    match what {
+        Interior::Values(out) => {
+            let (c, nb) = (stencil.centre as f64, stencil.neighbour as f64);
+            for k in 0..len {
+                let mut neighbours = 0.0f64;
+                for d in 0..D {
+                    neighbours += below[d][k] as f64 + above[d][k] as f64;
+                }
+                out[k] = (c * centre[k] as f64 + nb * neighbours) as f32;
+            }
         }
-        scale[k] = c * centre[k].abs() as f64 + nb * neighbours;
-    }
-}
-
-/// `out[k]` = the stencil at element `lo + k`, every one interior. The neighbours are summed
-/// in f64, pair by pair in stride order (x, then y, then z), and rounded once.
-fn interior_points<const D: usize>(stencil: &Stencil, strides: [usize; D], input: &[f32], lo: usize, out: &mut [f32]) {
-    let len = out.len();
-    let centre = &input[lo..lo + len];
-    let below: [&[f32]; D] = strides.map(|s| &input[lo - s..lo - s + len]);
-    let above: [&[f32]; D] = strides.map(|s| &input[lo + s..lo + s + len]);
-    let (c, nb) = (stencil.centre as f64, stencil.neighbour as f64);
-    for k in 0..len {
-        let mut neighbours = 0.0f64;
-        for d in 0..D {
-            neighbours += below[d][k] as f64 + above[d][k] as f64;
+        Interior::Scales(scale) => {
+            let (c, nb) = (stencil.centre.abs() as f64, stencil.neighbour.abs() as f64);
+            for k in 0..len {
+                let mut neighbours = 0.0f64;
+                for d in 0..D {
+                    neighbours += below[d][k].abs() as f64 + above[d][k].abs() as f64;
+                }
+                scale[k] = c * centre[k].abs() as f64 + nb * neighbours;
+            }
         }
-        out[k] = (c * centre[k] as f64 + nb * neighbours) as f32;
     }
 }
 
@@ -179,15 +170,10 @@ pub fn reference_output(stencil: &Stencil, n: u32, input: &[f32]) -> Vec<f32> {
     let mut out = super::buffers::zeroed_f32(input.len());
     // Each element depends only on the input: any split over threads gives the same values.
     super::parallel::fill_in_chunks(&mut out, |start, part| {
-        for_each_row(
-            stencil.dims,
-            n as usize,
-            start..start + part.len(),
-            |segment, x, row_on_border| {
-                let into = &mut part[segment.start - start..segment.end - start];
-                reference_row(stencil, &strides, input, segment, x, row_on_border, into);
-            },
-        );
+        for_each_row(stencil.dims, n as usize, start..start + part.len(), |run| {
+            let into = &mut part[run.segment.start - start..run.segment.end - start];
+            reference_row(stencil, &strides, input, &run, into);
+        });
     });
     out
 }
@@ -247,10 +233,10 @@ mod tests {
                 for (start, end) in [(0, len), (1, len - 2), (n + 1, 2 * n + 3), (len - 1, len), (5, 5)] {
                     let end = end.min(len);
                     let mut seen = Vec::new();
-                    for_each_row(dims, n, start..end, |segment, x, row| {
-                        let mut scale = vec![0.0; segment.len()];
-                        tolerance_row(&stencil, &strides, &input, segment.clone(), x, row, &mut scale);
-                        for (i, s) in segment.zip(scale) {
+                    for_each_row(dims, n, start..end, |run| {
+                        let mut scale = vec![0.0; run.segment.len()];
+                        tolerance_row(&stencil, &strides, &input, &run, &mut scale);
+                        for (i, s) in run.segment.zip(scale) {
                             seen.push((i, s == EXACT_ONLY));
                         }
                     });

@@ -98,20 +98,13 @@ fn verify_with(stencil: &Stencil, n: u32, input: &[f32], got: &[f32], stored: Op
     let parts = super::parallel::map_ranges(got.len(), |range| {
         let mut tally: Tally = (0, 0, Vec::new());
         let (mut computed, mut scale) = (Vec::new(), Vec::new());
-        for_each_row(stencil.dims, n_us, range, |segment, x_start, row_on_border| {
+        for_each_row(stencil.dims, n_us, range, |run| {
+            let segment = run.segment.clone();
             let expected: &[f32] = match stored {
                 Some(all) => &all[segment.clone()],
                 None => {
                     computed.resize(segment.len(), 0.0);
-                    reference_row(
-                        stencil,
-                        &strides,
-                        input,
-                        segment.clone(),
-                        x_start,
-                        row_on_border,
-                        &mut computed,
-                    );
+                    reference_row(stencil, &strides, input, &run, &mut computed);
                     &computed
                 }
             };
@@ -123,15 +116,7 @@ fn verify_with(stencil: &Stencil, n: u32, input: &[f32], got: &[f32], stored: Op
                 return;
             }
             scale.resize(segment.len(), 0.0);
-            tolerance_row(
-                stencil,
-                &strides,
-                input,
-                segment.clone(),
-                x_start,
-                row_on_border,
-                &mut scale,
-            );
+            tolerance_row(stencil, &strides, input, &run, &mut scale);
             let bad: usize = (0..segment.len())
                 .map(|k| !within_tolerance(expected[k], row_got[k], scale[k]) as usize)
                 .sum();
