@@ -243,8 +243,8 @@ impl BlockRunner<'_> {
         // iff those are. When every active lane has a bank of its own (a tile row, whole or
         // in part: consecutive words have) there is no conflict, and the general count is
         // spared; otherwise the banks are seen in passing.
-        let row = consecutive_span(&addrs, &active, m, 2);
-        let (highest, low_bits, conflict_free) = match row {
+        let span = consecutive_span(&addrs, &active, m, 2);
+        let (highest, low_bits, conflict_free) = match span {
             Some((lowest, highest)) => (highest, lowest, true),
             None => {
                 let (mut highest, mut low_bits, mut banks) = (0u64, 0u64, 0u32);
@@ -262,7 +262,7 @@ impl BlockRunner<'_> {
         }
         // A row whose every lane passes the checks goes through them all at once; a row with
         // a suspect lane, and any other pattern, lane by lane (which reports the hazard).
-        let row = row.map(|(lowest, _)| Row {
+        let row = span.map(|(lowest, _)| Row {
             first_word: (lowest / 4) as isize - m.trailing_zeros() as isize,
             mask: m,
         });
