@@ -304,15 +304,20 @@ impl<'a> BlockRunner<'a> {
                 if eff != 0 {
                     let s = &mut self.stats.per_pc[pc];
                     s.warp_insts += 1;
-                    s.active_lanes += super::warp::lane_count(eff);
+                    s.active_lanes += eff.count_ones() as u64;
                 }
                 match &inst.kind {
-                    Kind::Bra { .. } | Kind::Exit | Kind::Bar { .. } => {
-                        warp.stack[top_index].pc = pc as u32;
-                        self.steer(warp, pc, top_index, top.mask, eff)?;
-                        break;
-                    }
-                    Kind::Shfl { .. } | Kind::Vote { .. } | Kind::Match { .. } | Kind::Redux { .. } if eff != 0 => {
+                    // With no lane through its guard, each of these only moves on to the next
+                    // instruction, as the plain arm below does.
+                    Kind::Bra { .. }
+                    | Kind::Exit
+                    | Kind::Bar { .. }
+                    | Kind::Shfl { .. }
+                    | Kind::Vote { .. }
+                    | Kind::Match { .. }
+                    | Kind::Redux { .. }
+                        if eff != 0 =>
+                    {
                         warp.stack[top_index].pc = pc as u32;
                         self.steer(warp, pc, top_index, top.mask, eff)?;
                         break;

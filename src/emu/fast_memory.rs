@@ -10,7 +10,7 @@
 use super::block::BlockRunner;
 use super::ir::{Kind, MemSpace};
 use super::shared::Row;
-use super::warp::{FULL, Warp, for_each_lane, lane_count};
+use super::warp::{FULL, Warp, for_each_lane};
 use std::mem::MaybeUninit;
 use std::sync::atomic::Ordering;
 
@@ -127,7 +127,7 @@ impl BlockRunner<'_> {
             return false;
         }
         let (first_sector, last_sector) = (lowest >> 5, highest >> 5);
-        let n = lane_count(m);
+        let n = m.count_ones() as u64;
         // Aligned 4- and 8-byte elements sit in one sector each: consecutive elements with
         // no gap touch every sector from the first to the last; otherwise the distinct
         // sectors are a bit set over the (usually short) span between the two.
@@ -159,41 +159,41 @@ impl BlockRunner<'_> {
             }
             _ => None,
         };
-        match (store_src, load, row) {
-            (Some(src), _, Some(row)) => {
+        match (store_src, load) {
+            (Some(src), _) => {
                 let mut scratch = MaybeUninit::uninit();
                 let values = self.lanes(warp, src, &mut scratch);
-                mem.note_store(buffer);
-                for_each_lane(m, |l| row[l].store(values[l] as u32, Ordering::Relaxed));
-            }
-            (None, Some((d, sign_extend)), Some(row)) => {
-                let dst = warp.reg_mut(d);
-                let word = |l: usize| {
-                    let v = row[l].load(Ordering::Relaxed);
-                    if sign_extend { v as i32 as i64 as u64 } else { v as u64 }
-                };
-                if m == FULL {
-                    for (l, slot) in dst.iter_mut().enumerate() {
-                        *slot = word(l);
+                match row {
+                    Some(row) => {
+                        mem.note_store(buffer);
+                        for_each_lane(m, |l| row[l].store(values[l] as u32, Ordering::Relaxed));
                     }
-                } else {
-                    for_each_lane(m, |l| dst[l] = word(l));
+                    None => for_each_lane(m, |l| mem.store_words(buffer, words(l), bytes, values[l])),
                 }
             }
-            (Some(src), _, None) => {
-                let mut scratch = MaybeUninit::uninit();
-                let values = self.lanes(warp, src, &mut scratch);
-                for_each_lane(m, |l| mem.store_words(buffer, words(l), bytes, values[l]));
-            }
-            (None, Some((d, sign_extend)), None) => {
+            (None, Some((d, sign_extend))) => match row {
+                Some(row) => {
+                    let dst = warp.reg_mut(d);
+                    let word = |l: usize| {
+                        let v = row[l].load(Ordering::Relaxed);
+                        if sign_extend { v as i32 as i64 as u64 } else { v as u64 }
+                    };
+                    if m == FULL {
+                        for (l, slot) in dst.iter_mut().enumerate() {
+                            *slot = word(l);
+                        }
+                    } else {
+                        for_each_lane(m, |l| dst[l] = word(l));
+                    }
+                }
                 // Straight into the register: every address was computed above, so a
                 // destination that is also the address register is no problem.
-                warp.write_lanes(d, m, |l| {
+                None => warp.write_lanes(d, m, |l| {
                     let v = mem.load_words(buffer, words(l), bytes);
                     if sign_extend { v as u32 as i32 as i64 as u64 } else { v }
-                });
-            }
-            (None, None, _) => unreachable!("a load has a destination"),
+                }),
+            },
+            (None, None) => unreachable!("a load has a destination"),
         }
         let s = &mut self.stats.per_pc[pc];
         s.global_warp_insts += 1;

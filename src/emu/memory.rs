@@ -29,6 +29,17 @@ pub struct GlobalBuffer {
 }
 
 impl GlobalBuffer {
+    fn new(name: &str, base: u64, bytes: u64, words: Vec<AtomicU32>, watch_stores: bool) -> GlobalBuffer {
+        GlobalBuffer {
+            name: name.to_string(),
+            base,
+            bytes,
+            words,
+            watch_stores,
+            stored_into: AtomicBool::new(false),
+        }
+    }
+
     pub fn end(&self) -> u64 {
         self.base + self.bytes
     }
@@ -57,32 +68,24 @@ impl GlobalMemory {
     pub fn alloc_input(&mut self, name: &str, data: Vec<f32>) -> u64 {
         // SAFETY: AtomicU32 has the size and alignment of f32, and every f32 bit pattern is
         // a valid u32.
-        let words = unsafe { same_layout::<f32, AtomicU32>(data) };
-        let base = self.push(name, words);
-        self.buffers.last_mut().expect("pushed").watch_stores = true;
-        base
+        self.push(name, unsafe { same_layout::<f32, AtomicU32>(data) }, true)
     }
 
     /// Allocates a buffer that takes `words` over, without a copy, and returns its device
     /// address (see `take_words`).
     pub fn alloc_words(&mut self, name: &str, words: Vec<u32>) -> u64 {
         // SAFETY: AtomicU32 has the size, alignment and bit validity of u32.
-        self.push(name, unsafe { same_layout::<u32, AtomicU32>(words) })
+        self.push(name, unsafe { same_layout::<u32, AtomicU32>(words) }, false)
     }
 
     /// Appends a buffer of `words` after the last one, a gap between them.
-    fn push(&mut self, name: &str, words: Vec<AtomicU32>) -> u64 {
+    fn push(&mut self, name: &str, words: Vec<AtomicU32>, watch_stores: bool) -> u64 {
         let base = self.buffers.last().map_or(GLOBAL_BASE, |b| {
             (b.end() + GLOBAL_GAP).div_ceil(ALLOCATION_ALIGN) * ALLOCATION_ALIGN
         });
-        self.buffers.push(GlobalBuffer {
-            name: name.to_string(),
-            base,
-            bytes: words.len() as u64 * 4,
-            words,
-            watch_stores: false,
-            stored_into: AtomicBool::new(false),
-        });
+        let bytes = words.len() as u64 * 4;
+        self.buffers
+            .push(GlobalBuffer::new(name, base, bytes, words, watch_stores));
         base
     }
 
@@ -226,14 +229,7 @@ impl GlobalMemory {
                 AtomicU32::new(u32::from_le_bytes(v))
             })
             .collect();
-        self.buffers.push(GlobalBuffer {
-            name: name.to_string(),
-            base,
-            bytes,
-            words,
-            watch_stores: false,
-            stored_into: AtomicBool::new(false),
-        });
+        self.buffers.push(GlobalBuffer::new(name, base, bytes, words, false));
     }
 
     /// A NUL-terminated string at `address` (printf formats, assert messages), at most

@@ -304,10 +304,3 @@ pub fn for_each_lane(m: u32, mut f: impl FnMut(usize)) {
         bits &= bits - 1;
     }
 }
-
-/// How many lanes `m` holds; a full warp, the common case, without a population count (no
-/// instruction for it in the baseline x86-64 target: a dozen instructions each time).
-#[inline(always)]
-pub fn lane_count(m: u32) -> u64 {
-    if m == FULL { 32 } else { m.count_ones() as u64 }
-}
