@@ -830,11 +830,7 @@ impl<'a> BlockRunner<'a> {
                     self.map1(warp, m, *d, *a, |x| x.wrapping_sub(window));
                 }
             }
-            Kind::Ld { .. } | Kind::St { .. } => {
-                if !self.global_fast(warp, pc, m) && !self.shared_fast(warp, pc, m) && !self.param_fast(warp, pc, m) {
-                    self.memory(warp, pc, m)?
-                }
-            }
+            Kind::Ld { .. } | Kind::St { .. } => self.load_store(warp, pc, m)?,
             Kind::Atom { .. } => self.atomic(warp, pc, m)?,
             Kind::Shfl { .. }
             | Kind::Vote { .. }
@@ -855,6 +851,18 @@ impl<'a> BlockRunner<'a> {
             Kind::Printf { .. } | Kind::AssertFail { .. } | Kind::Trap { .. } => self.device_call(warp, pc, m)?,
             Kind::Nop => {}
             Kind::Bra { .. } | Kind::Bar { .. } | Kind::Exit => unreachable!("control flow is handled by run_warp"),
+        }
+        Ok(())
+    }
+
+    /// A load or store: the common global, shared and parameter accesses each have a fast
+    /// path; everything else, and anything a fast path declines, goes the general way. Out of
+    /// line so that `execute` keeps a small stack frame (its prologue is paid by every
+    /// instruction).
+    #[inline(never)]
+    fn load_store(&mut self, warp: &mut Warp, pc: usize, m: u32) -> Result<(), EmuFault> {
+        if !self.global_fast(warp, pc, m) && !self.shared_fast(warp, pc, m) && !self.param_fast(warp, pc, m) {
+            self.memory(warp, pc, m)?
         }
         Ok(())
     }

@@ -10,7 +10,7 @@
 use super::block::BlockRunner;
 use super::ir::{Kind, MemSpace};
 use super::shared::Row;
-use super::warp::{FULL, Warp, for_each_lane};
+use super::warp::{Warp, for_each_lane};
 use std::mem::MaybeUninit;
 use std::sync::atomic::Ordering;
 
@@ -166,7 +166,11 @@ impl BlockRunner<'_> {
                 match row {
                     Some(row) => {
                         mem.note_store(buffer);
-                        for_each_lane(m, |l| row[l].store(values[l] as u32, Ordering::Relaxed));
+                        for_each_lane(
+                            m,
+                            #[inline(always)]
+                            |l| row[l].store(values[l] as u32, Ordering::Relaxed),
+                        );
                     }
                     None => for_each_lane(m, |l| mem.store_words(buffer, words(l), bytes, values[l])),
                 }
@@ -174,17 +178,15 @@ impl BlockRunner<'_> {
             (None, Some((d, sign_extend))) => match row {
                 Some(row) => {
                     let dst = warp.reg_mut(d);
-                    let word = |l: usize| {
-                        let v = row[l].load(Ordering::Relaxed);
-                        if sign_extend { v as i32 as i64 as u64 } else { v as u64 }
-                    };
-                    if m == FULL {
-                        for (l, slot) in dst.iter_mut().enumerate() {
-                            *slot = word(l);
-                        }
-                    } else {
-                        for_each_lane(m, |l| dst[l] = word(l));
-                    }
+                    // A full warp is one run too: one loop serves every mask.
+                    for_each_lane(
+                        m,
+                        #[inline(always)]
+                        |l| {
+                            let v = row[l].load(Ordering::Relaxed);
+                            dst[l] = if sign_extend { v as i32 as i64 as u64 } else { v as u64 };
+                        },
+                    );
                 }
                 // Straight into the register: every address was computed above, so a
                 // destination that is also the address register is no problem.

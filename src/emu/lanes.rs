@@ -145,6 +145,10 @@ unsafe fn run(pd: *mut u64, m: u32, value: impl Fn(usize) -> u64) {
         }
     } else {
         // SAFETY: as above (every lane of `m` is below 32).
-        for_each_lane(m, |l| unsafe { *pd.add(l) = value(l) });
+        for_each_lane(
+            m,
+            #[inline(always)]
+            |l| unsafe { *pd.add(l) = value(l) },
+        );
     }
 }

@@ -293,14 +293,27 @@ impl Warp {
     }
 }
 
-/// Calls `f(l)` for each lane `l` of `m`, in lane order, visiting the mask's set bits only:
-/// a halo load's one or two lanes per warp cost a few steps, not 32 (and a mask of 30
-/// lanes costs about what a test of all 32 does).
+/// Calls `f(l)` for each lane `l` of `m`, in lane order, visiting the mask's lanes only: a
+/// halo load's one or two lanes per warp cost a few steps, not 32. Lanes in one run (a
+/// tile row cut at the grid's edge, a single halo lane: nearly every partial mask) are a
+/// counted loop, which the compiler unrolls or vectorises; scattered lanes walk the set
+/// bits.
 #[inline(always)]
 pub fn for_each_lane(m: u32, mut f: impl FnMut(usize)) {
-    let mut bits = m;
-    while bits != 0 {
-        f(bits.trailing_zeros() as usize);
-        bits &= bits - 1;
+    if m == 0 {
+        return;
+    }
+    let first = m.trailing_zeros();
+    let run = m >> first;
+    if run & run.wrapping_add(1) == 0 {
+        for l in first as usize..(32 - m.leading_zeros()) as usize {
+            f(l);
+        }
+    } else {
+        let mut bits = m;
+        while bits != 0 {
+            f(bits.trailing_zeros() as usize);
+            bits &= bits - 1;
+        }
     }
 }
