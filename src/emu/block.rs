@@ -7,6 +7,7 @@ use super::fault::{EmuFault, EmuFaultKind};
 use super::fetch_map::{FetchCounter, FetchMap, FetchWindow};
 use super::ir::*;
 use super::memory::{GlobalMemory, LOCAL_WINDOW, SHARED_WINDOW};
+use super::quick::Quick;
 use super::shared::SharedMemory;
 use super::stats::{LaunchStats, RawFinding};
 use super::warp::{BarrierWait, FULL, Frame, WARP_SYNC, Warp, WarpState};
@@ -324,7 +325,10 @@ impl<'a> BlockRunner<'a> {
                     }
                     _ => {
                         if eff != 0 {
-                            self.execute(warp, pc, eff)?;
+                            match self.prog.quick[pc] {
+                                Quick::General => self.execute(warp, pc, eff)?,
+                                quick => quick.run(warp, eff),
+                            }
                         }
                         pc += 1;
                         if pc >= stop {
@@ -515,47 +519,10 @@ impl<'a> BlockRunner<'a> {
                 a,
                 b,
             } => {
-                let (op, bits, signed, d, a, b) = (*op, *bits, *signed, *d, *a, *b);
-                // The operations NVRTC emits most get their own loops (chosen once per
-                // instruction); everything else goes through int_bin lane by lane.
-                let shift = |v: u64| (v & 0xFFFF_FFFF).min(63);
-                match (op, bits, signed) {
-                    (IntOp::Add, 32, _) => self.map2(warp, m, d, a, b, |x, y| (x as u32).wrapping_add(y as u32) as u64),
-                    (IntOp::Sub, 32, _) => self.map2(warp, m, d, a, b, |x, y| (x as u32).wrapping_sub(y as u32) as u64),
-                    (IntOp::MulLo, 32, _) => {
-                        self.map2(warp, m, d, a, b, |x, y| (x as u32).wrapping_mul(y as u32) as u64)
-                    }
-                    (IntOp::And, 32, _) => self.map2(warp, m, d, a, b, |x, y| (x & y) & 0xFFFF_FFFF),
-                    (IntOp::Or, 32, _) => self.map2(warp, m, d, a, b, |x, y| (x | y) & 0xFFFF_FFFF),
-                    (IntOp::Xor, 32, _) => self.map2(warp, m, d, a, b, |x, y| (x ^ y) & 0xFFFF_FFFF),
-                    (IntOp::Shl, 32, _) => self.map2(warp, m, d, a, b, |x, y| (x << shift(y)) & 0xFFFF_FFFF),
-                    (IntOp::Shr, 32, false) => self.map2(warp, m, d, a, b, |x, y| (x & 0xFFFF_FFFF) >> shift(y)),
-                    (IntOp::Shr, 32, true) => {
-                        self.map2(warp, m, d, a, b, |x, y| ((x as i32) >> shift(y).min(31)) as u32 as u64)
-                    }
-                    (IntOp::Min, 32, true) => {
-                        self.map2(warp, m, d, a, b, |x, y| (x as i32).min(y as i32) as u32 as u64)
-                    }
-                    (IntOp::Max, 32, true) => {
-                        self.map2(warp, m, d, a, b, |x, y| (x as i32).max(y as i32) as u32 as u64)
-                    }
-                    (IntOp::Add, 64, _) => self.map2(warp, m, d, a, b, |x, y| x.wrapping_add(y)),
-                    (IntOp::Sub, 64, _) => self.map2(warp, m, d, a, b, |x, y| x.wrapping_sub(y)),
-                    (IntOp::MulLo, 64, _) => self.map2(warp, m, d, a, b, |x, y| x.wrapping_mul(y)),
-                    (IntOp::Shl, 64, _) => {
-                        self.map2(
-                            warp,
-                            m,
-                            d,
-                            a,
-                            b,
-                            |x, y| {
-                                if y & 0xFFFF_FFFF >= 64 { 0 } else { x << (y & 63) }
-                            },
-                        )
-                    }
-                    _ => self.map2(warp, m, d, a, b, |x, y| alu::int_bin(op, bits, signed, x, y)),
-                }
+                // The common widths and operations have loops of their own in `quick`; this
+                // is the general case (and the reference the quick forms are tested against).
+                let (op, bits, signed) = (*op, *bits, *signed);
+                self.map2(warp, m, *d, *a, *b, |x, y| alu::int_bin(op, bits, signed, x, y));
             }
             Kind::IntUn { op, bits, d, a } => {
                 let (op, bits) = (*op, *bits);
@@ -680,19 +647,10 @@ impl<'a> BlockRunner<'a> {
                 b,
             } => {
                 let (op, ftz, sat) = (*op, *ftz, *sat);
-                let (d, a, b) = (*d, *a, *b);
                 if *double {
-                    self.map2(warp, m, d, a, b, |x, y| alu::f64_bin(op, ftz, sat, x, y));
+                    self.map2(warp, m, *d, *a, *b, |x, y| alu::f64_bin(op, ftz, sat, x, y));
                 } else {
-                    match (op, ftz, sat) {
-                        (FOp::Add, false, false) => self.map2(warp, m, d, a, b, |x, y| {
-                            alu::f32_bits(f32::from_bits(x as u32) + f32::from_bits(y as u32))
-                        }),
-                        (FOp::Mul, false, false) => self.map2(warp, m, d, a, b, |x, y| {
-                            alu::f32_bits(f32::from_bits(x as u32) * f32::from_bits(y as u32))
-                        }),
-                        _ => self.map2(warp, m, d, a, b, |x, y| alu::f32_bin(op, ftz, sat, x, y)),
-                    }
+                    self.map2(warp, m, *d, *a, *b, |x, y| alu::f32_bin(op, ftz, sat, x, y));
                 }
             }
             Kind::FFma {
@@ -753,17 +711,6 @@ impl<'a> BlockRunner<'a> {
                 d,
                 a,
             } => {
-                if let (NumTy::Int { bits: tb, .. }, NumTy::Int { bits: fb, signed: fs }, false) = (*to, *from, *sat) {
-                    // Integer to integer without saturation (address arithmetic: `cvt.u32.u64`,
-                    // `cvt.s64.s32`): extend or truncate in place, as `alu::convert` does.
-                    let (keep_from, keep_to) = (alu::mask(fb), alu::mask(tb));
-                    if fs {
-                        self.map1(warp, m, *d, *a, |x| (alu::sext(x, fb) as u64) & keep_to);
-                    } else {
-                        self.map1(warp, m, *d, *a, |x| x & keep_from & keep_to);
-                    }
-                    return Ok(());
-                }
                 let a = self.read(warp, *a);
                 let mut out = [0u64; 32];
                 for l in 0..32 {
@@ -841,6 +788,7 @@ impl<'a> BlockRunner<'a> {
                 self.warp_op(warp, pc, m)?;
             }
             Kind::Prmt { .. }
+            | Kind::Shf { .. }
             | Kind::Dp { .. }
             | Kind::Testp { .. }
             | Kind::Copysign { .. }

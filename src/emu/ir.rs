@@ -374,6 +374,16 @@ pub enum Kind {
         b: Src,
         c: Src,
     },
+    /// `shf.{l,r}.{wrap,clamp}.b32 d, a, b, c`: funnel shift of the 64-bit `b:a` by `c`
+    /// (a rotate when `a` and `b` are the same register).
+    Shf {
+        left: bool,
+        clamp: bool,
+        d: Reg,
+        a: Src,
+        b: Src,
+        c: Src,
+    },
     /// `dp4a` / `dp2a`: dot products of packed bytes / halves, plus c.
     Dp {
         four: bool,
@@ -669,9 +679,22 @@ pub struct Program {
     pub reqntid: Option<[u32; 3]>,
     /// `.file` index -> path.
     pub files: Vec<(u32, String)>,
+    /// Each instruction's quick form (`General` for those `execute` runs), one per
+    /// instruction of `insts`.
+    pub quick: Vec<super::quick::Quick>,
     /// Module-scope `.global` variables (`__device__` variables, printf format strings):
     /// allocated in global memory at `address` for every launch.
     pub globals: Vec<GlobalVar>,
+}
+
+impl Program {
+    /// This program with every instruction on `execute`'s general path: what the quick
+    /// forms are tested against.
+    pub fn without_quick_forms(&self) -> Program {
+        let mut general = self.clone();
+        general.quick.fill(super::quick::Quick::General);
+        general
+    }
 }
 
 #[derive(Debug, Clone, PartialEq)]

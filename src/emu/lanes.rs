@@ -15,7 +15,7 @@ use std::mem::MaybeUninit;
 
 /// One source operand while an instruction runs.
 #[derive(Clone, Copy)]
-enum Operand {
+pub(super) enum Operand {
     /// 32 lanes in memory: a register of the file, or the caller's copy of a special.
     Lanes(*const u64),
     /// The same value in every lane (an immediate).
@@ -109,7 +109,7 @@ impl BlockRunner<'_> {
 /// Writes `f` of the operands into register `d` for the lanes of `m`, with one loop per
 /// combination of in-memory and immediate operands.
 #[inline(always)]
-fn apply(warp: &mut Warp, m: u32, d: Reg, ops: [Operand; 3], f: impl Fn(u64, u64, u64) -> u64) {
+pub(super) fn apply(warp: &mut Warp, m: u32, d: Reg, ops: [Operand; 3], f: impl Fn(u64, u64, u64) -> u64) {
     let dst = d as usize * 32;
     assert!(dst + 32 <= warp.vals.len(), "register {d} outside the register file");
     // SAFETY: in bounds (checked above).

@@ -24,6 +24,7 @@ mod launch;
 mod memory;
 mod numeric;
 mod printf;
+mod quick;
 mod shared;
 mod stats;
 mod warp;

@@ -12,6 +12,18 @@ use super::block::BlockRunner;
 use super::ir::*;
 use super::warp::Warp;
 
+/// `shf`: the 64-bit value `b:a` (`b` the upper half) shifted by `c` (its low five bits, or
+/// `c` capped at 32 with `.clamp`); `.l` keeps the upper 32 bits, `.r` the lower.
+pub fn shf(left: bool, clamp: bool, a: u32, b: u32, c: u32) -> u32 {
+    let n = if clamp { c.min(32) } else { c & 31 };
+    let wide = ((b as u64) << 32) | a as u64;
+    if left {
+        ((wide << n) >> 32) as u32
+    } else {
+        (wide >> n) as u32
+    }
+}
+
 pub fn prmt(mode: PrmtMode, a: u32, b: u32, c: u32) -> u32 {
     let x = (a as u64) | ((b as u64) << 32);
     let byte = |i: u32| ((x >> ((i & 7) * 8)) & 0xFF) as u32;
@@ -221,6 +233,17 @@ impl BlockRunner<'_> {
                 let (a, b, c) = (self.read(warp, a), self.read(warp, b), self.read(warp, c));
                 warp.write_lanes(d, m, |l| prmt(mode, a[l] as u32, b[l] as u32, c[l] as u32) as u64);
             }
+            Kind::Shf {
+                left,
+                clamp,
+                d,
+                a,
+                b,
+                c,
+            } => {
+                let (a, b, c) = (self.read(warp, a), self.read(warp, b), self.read(warp, c));
+                warp.write_lanes(d, m, |l| shf(left, clamp, a[l] as u32, b[l] as u32, c[l] as u32) as u64);
+            }
             Kind::Dp {
                 four,
                 hi,
@@ -311,6 +334,22 @@ impl BlockRunner<'_> {
 mod tests {
     use super::*;
     use half::f16;
+
+    #[test]
+    fn shf_funnels_and_rotates() {
+        // A rotate: the same word in both halves.
+        assert_eq!(shf(true, false, 0x8000_0001, 0x8000_0001, 1), 0x0000_0003);
+        assert_eq!(shf(false, false, 0x8000_0001, 0x8000_0001, 1), 0xC000_0000);
+        // wrap takes the amount mod 32; clamp stops at 32 (all of the other half).
+        assert_eq!(
+            shf(true, false, 0xAAAA_AAAA, 0x1234_5678, 36),
+            shf(true, false, 0xAAAA_AAAA, 0x1234_5678, 4)
+        );
+        assert_eq!(shf(true, true, 0xAAAA_AAAA, 0x1234_5678, 40), 0xAAAA_AAAA);
+        assert_eq!(shf(false, true, 0xAAAA_AAAA, 0x1234_5678, 99), 0x1234_5678);
+        assert_eq!(shf(true, false, 0xF000_0000, 0x0000_000F, 4), 0x0000_00FF);
+        assert_eq!(shf(false, false, 0x0000_00F0, 0x0000_000F, 4), 0xF000_000F);
+    }
 
     #[test]
     fn prmt_default_and_modes() {

@@ -9,6 +9,7 @@ mod sync;
 use super::cfg::reconvergence_points;
 use super::ir::*;
 use super::memory::{ALLOCATION_ALIGN, DEVICE_GLOBALS_BASE};
+use super::quick::quick_form;
 use crate::ptx::ast::{self, Operand, Space, Statement};
 use crate::ptx::inline::{ASSERT_OP, PRINTF_OP, UNSUPPORTED_OP, inline_calls};
 use crate::ptx::{PtxError, type_bytes};
@@ -24,10 +25,12 @@ pub fn decode_entry(module: &ast::Module, name: &str) -> Result<Program, PtxErro
     let mut decoder = Decoder::new(&function, module)?;
     decoder.decode_body(&function)?;
     let reconverge = reconvergence_points(&decoder.insts);
+    let value_regs = decoder.value_regs.len();
+    let quick = decoder.insts.iter().map(|i| quick_form(i, value_regs)).collect();
     Ok(Program {
         name: name.to_string(),
         insts: decoder.insts,
-        value_regs: decoder.value_regs.len(),
+        value_regs,
         pred_regs: decoder.pred_regs.len(),
         shared_bytes: decoder.shared_bytes,
         dynamic_shared_offset: decoder.dynamic_shared_offset,
@@ -36,6 +39,7 @@ pub fn decode_entry(module: &ast::Module, name: &str) -> Result<Program, PtxErro
         param_bytes: decoder.param_bytes,
         const_data: decoder.const_data,
         reconverge,
+        quick,
         reqntid: function.reqntid,
         files: module.files.clone(),
         globals: decoder.globals,
@@ -349,7 +353,9 @@ impl Decoder {
             "div" if is_float && !double && (has("approx") || has("full")) => {
                 return self.approx(i, base, mods, ty);
             }
-            "prmt" | "dp4a" | "dp2a" | "testp" | "copysign" | "bfind" => return self.numeric(i, base, mods, ty),
+            "prmt" | "shf" | "dp4a" | "dp2a" | "testp" | "copysign" | "bfind" => {
+                return self.numeric(i, base, mods, ty);
+            }
             "atom" | "red" => return self.atomic(i, base == "red", mods),
             "shfl" | "vote" | "match" | "activemask" | "redux" | "bar" | "barrier" => {
                 return self.sync_kind(i, base, mods);

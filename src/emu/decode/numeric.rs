@@ -43,6 +43,17 @@ impl Decoder {
                     c: self.src(&o[3], 32, false)?,
                 })
             }
+            "shf" => {
+                let o = self.operands(i, 4)?;
+                Ok(Kind::Shf {
+                    left: has("l"),
+                    clamp: has("clamp"),
+                    d: self.dst(&o[0])?,
+                    a: self.src(&o[1], 32, false)?,
+                    b: self.src(&o[2], 32, false)?,
+                    c: self.src(&o[3], 32, false)?,
+                })
+            }
             "dp4a" | "dp2a" => {
                 // dp4a.atype.btype, dp2a.{lo,hi}.atype.btype
                 let types: Vec<&str> = mods.iter().copied().filter(|m| matches!(*m, "u32" | "s32")).collect();

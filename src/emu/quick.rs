@@ -1,0 +1,465 @@
+//! Quick forms of the plain instructions a kernel is mostly made of (integer and float
+//! arithmetic on registers and immediates, 32-bit compares, predicate logic, integer
+//! conversions), decoded once per program into a small `Copy` value with the operands'
+//! places in the register file already worked out.
+//!
+//! `BlockRunner::execute` gets to the same loops through a call with a large stack frame,
+//! a match on the instruction's kind, a second match on its operation and width, and a
+//! look at each operand's kind; for an `add.s32` that was as much work as the 32 additions.
+//! `run_warp` runs a quick form in place and hands everything else to `execute`. The
+//! arithmetic is the same `alu` code `execute` uses for the general case, so the two paths
+//! cannot disagree about a result.
+
+use super::alu;
+use super::ir::{BoolOp, Cmp, FOp, Inst, IntOp, Kind, MadPart, NumTy, PReg, PredSrc, PredSrcOrConst, Reg, Src};
+use super::lanes::{Operand, apply};
+use super::warp::{FULL, Warp};
+
+/// A source operand: a register (inside the file: checked when decoded) or an immediate.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Opd {
+    Reg(Reg),
+    Imm(u64),
+}
+
+/// A lane-wise operation of two operands, each one exactly what `alu` computes for it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum BinOp {
+    /// `int_bin` of an operation and width that has no loop of its own here.
+    Int {
+        op: IntOp,
+        bits: u8,
+        signed: bool,
+    },
+    Add32,
+    Sub32,
+    MulLo32,
+    And32,
+    Or32,
+    Xor32,
+    ShrU32,
+    ShrS32,
+    MinS32,
+    MaxS32,
+    Add64,
+    Sub64,
+    MulLo64,
+    Shl32,
+    Shl64,
+    AddF32,
+    MulF32,
+    SubF32,
+    /// `mul.wide.s32` / `mul.wide.u32`.
+    MulWide32 {
+        signed: bool,
+    },
+}
+
+/// A 32-bit integer comparison.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Compare {
+    LtS,
+    LeS,
+    GtS,
+    GeS,
+    LtU,
+    LeU,
+    GtU,
+    GeU,
+    Eq,
+    Ne,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Quick {
+    /// None of the below: `execute` runs it.
+    General,
+    Mov {
+        d: Reg,
+        a: Opd,
+    },
+    Bin {
+        op: BinOp,
+        d: Reg,
+        a: Opd,
+        b: Opd,
+    },
+    /// `fma.rn.f32` (no flush, no saturation).
+    FmaF32 {
+        d: Reg,
+        a: Opd,
+        b: Opd,
+        c: Opd,
+    },
+    /// `mad.lo` of `bits`.
+    MadLo {
+        bits: u8,
+        d: Reg,
+        a: Opd,
+        b: Opd,
+        c: Opd,
+    },
+    /// Integer to integer `cvt` without saturation: sign-extend from `from` bits (when
+    /// `sext`), then keep the low `keep` bits.
+    CvtInt {
+        d: Reg,
+        a: Opd,
+        from: u8,
+        sext: bool,
+        keep: u64,
+    },
+    /// `setp.cmp.{s32,u32,b32} d, a, b` with no second destination and no combine.
+    Setp {
+        cmp: Compare,
+        d: PReg,
+        a: Opd,
+        b: Opd,
+    },
+    /// `d = a op b` on predicates (`b` absent: a move or a `not`).
+    Pred {
+        d: PReg,
+        op: BoolOp,
+        a: PredOperand,
+        b: Option<PredOperand>,
+    },
+}
+
+/// A predicate operand: a register, maybe negated, or a constant.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PredOperand {
+    Reg(PredSrc),
+    Const(bool),
+}
+
+/// The quick form of `inst`, or `General`. `value_regs`: the program's register count (an
+/// operand outside it is left to `execute`, which names the problem).
+pub fn quick_form(inst: &Inst, value_regs: usize) -> Quick {
+    let reg = |r: Reg| ((r as usize) < value_regs).then_some(r);
+    let opd = |s: Src| match s {
+        Src::Reg(r) => reg(r).map(Opd::Reg),
+        Src::Imm(v) => Some(Opd::Imm(v)),
+        Src::Special(_) => None,
+    };
+    let form = || -> Option<Quick> {
+        Some(match &inst.kind {
+            Kind::Mov { d, a } => Quick::Mov {
+                d: reg(*d)?,
+                a: opd(*a)?,
+            },
+            Kind::IntBin {
+                op,
+                bits,
+                signed,
+                d,
+                a,
+                b,
+            } => {
+                let op = match (op, bits) {
+                    (IntOp::Add, 32) => BinOp::Add32,
+                    (IntOp::Sub, 32) => BinOp::Sub32,
+                    (IntOp::MulLo, 32) => BinOp::MulLo32,
+                    (IntOp::And, 32) => BinOp::And32,
+                    (IntOp::Or, 32) => BinOp::Or32,
+                    (IntOp::Xor, 32) => BinOp::Xor32,
+                    (IntOp::Shr, 32) if !*signed => BinOp::ShrU32,
+                    (IntOp::Shr, 32) => BinOp::ShrS32,
+                    (IntOp::Min, 32) if *signed => BinOp::MinS32,
+                    (IntOp::Max, 32) if *signed => BinOp::MaxS32,
+                    (IntOp::Add, 64) => BinOp::Add64,
+                    (IntOp::Sub, 64) => BinOp::Sub64,
+                    (IntOp::MulLo, 64) => BinOp::MulLo64,
+                    (IntOp::Shl, 32) => BinOp::Shl32,
+                    (IntOp::Shl, 64) => BinOp::Shl64,
+                    _ => BinOp::Int {
+                        op: *op,
+                        bits: *bits,
+                        signed: *signed,
+                    },
+                };
+                Quick::Bin {
+                    op,
+                    d: reg(*d)?,
+                    a: opd(*a)?,
+                    b: opd(*b)?,
+                }
+            }
+            Kind::MulWide {
+                bits: 32,
+                signed,
+                d,
+                a,
+                b,
+            } => Quick::Bin {
+                op: BinOp::MulWide32 { signed: *signed },
+                d: reg(*d)?,
+                a: opd(*a)?,
+                b: opd(*b)?,
+            },
+            Kind::FBin {
+                op,
+                double: false,
+                ftz: false,
+                sat: false,
+                d,
+                a,
+                b,
+            } => {
+                let op = match op {
+                    FOp::Add => BinOp::AddF32,
+                    FOp::Mul => BinOp::MulF32,
+                    FOp::Sub => BinOp::SubF32,
+                    _ => return None,
+                };
+                Quick::Bin {
+                    op,
+                    d: reg(*d)?,
+                    a: opd(*a)?,
+                    b: opd(*b)?,
+                }
+            }
+            Kind::FFma {
+                double: false,
+                ftz: false,
+                sat: false,
+                d,
+                a,
+                b,
+                c,
+            } => Quick::FmaF32 {
+                d: reg(*d)?,
+                a: opd(*a)?,
+                b: opd(*b)?,
+                c: opd(*c)?,
+            },
+            Kind::Mad {
+                part: MadPart::Lo,
+                bits,
+                d,
+                a,
+                b,
+                c,
+                ..
+            } => Quick::MadLo {
+                bits: *bits,
+                d: reg(*d)?,
+                a: opd(*a)?,
+                b: opd(*b)?,
+                c: opd(*c)?,
+            },
+            Kind::Cvt {
+                to: NumTy::Int { bits: to, .. },
+                from: NumTy::Int { bits: from, signed },
+                sat: false,
+                d,
+                a,
+                ..
+            } => Quick::CvtInt {
+                d: reg(*d)?,
+                a: opd(*a)?,
+                from: *from,
+                sext: *signed,
+                keep: alu::mask(*to) & if *signed { u64::MAX } else { alu::mask(*from) },
+            },
+            Kind::Setp {
+                cmp,
+                ty: NumTy::Int { bits: 32, signed },
+                d,
+                d_not: None,
+                a,
+                b,
+                combine: None,
+            } => {
+                let cmp = match (cmp, signed) {
+                    (Cmp::Lt, true) => Compare::LtS,
+                    (Cmp::Le, true) => Compare::LeS,
+                    (Cmp::Gt, true) => Compare::GtS,
+                    (Cmp::Ge, true) => Compare::GeS,
+                    (Cmp::Lt, false) => Compare::LtU,
+                    (Cmp::Le, false) => Compare::LeU,
+                    (Cmp::Gt, false) => Compare::GtU,
+                    (Cmp::Ge, false) => Compare::GeU,
+                    (Cmp::Eq, _) => Compare::Eq,
+                    (Cmp::Ne, _) => Compare::Ne,
+                    _ => return None,
+                };
+                Quick::Setp {
+                    cmp,
+                    d: *d,
+                    a: opd(*a)?,
+                    b: opd(*b)?,
+                }
+            }
+            Kind::PredSet { d, op, a, b } => {
+                let operand = |p: &PredSrcOrConst| match p {
+                    PredSrcOrConst::Pred(p) => PredOperand::Reg(*p),
+                    PredSrcOrConst::Const(c) => PredOperand::Const(*c),
+                };
+                Quick::Pred {
+                    d: *d,
+                    op: op.unwrap_or(BoolOp::And),
+                    a: operand(a),
+                    b: match (op, b) {
+                        (Some(_), Some(b)) => Some(operand(b)),
+                        _ => None,
+                    },
+                }
+            }
+            _ => return None,
+        })
+    };
+    form().unwrap_or(Quick::General)
+}
+
+/// A predicate operand's lanes.
+#[inline(always)]
+fn pred_bits(warp: &Warp, p: PredOperand) -> u32 {
+    match p {
+        PredOperand::Reg(p) => warp.preds[p.reg as usize] ^ if p.negate { FULL } else { 0 },
+        PredOperand::Const(c) => {
+            if c {
+                FULL
+            } else {
+                0
+            }
+        }
+    }
+}
+
+/// The 32 lanes of `o` in the register file, or the immediate.
+#[inline(always)]
+fn operand(warp: &Warp, o: Opd) -> Operand {
+    match o {
+        Opd::Reg(r) => Operand::Lanes(warp.reg(r).as_ptr()),
+        Opd::Imm(v) => Operand::Splat(v),
+    }
+}
+
+/// Bits of the lanes where `f(a[l], b[l])` holds, one loop per kind of operands (an
+/// immediate stays a constant in the loop).
+#[inline(always)]
+fn compare(a: Operand, b: Operand, f: impl Fn(u64, u64) -> bool) -> u32 {
+    let mut bits = 0u32;
+    let mut each = |value: &dyn Fn(usize) -> (u64, u64)| {
+        for l in 0..32 {
+            let (x, y) = value(l);
+            bits |= (f(x, y) as u32) << l;
+        }
+    };
+    use Operand::{Lanes as P, Splat as S};
+    // SAFETY (every arm): a `Lanes` operand from `operand` addresses 32 lanes of the file.
+    unsafe {
+        match (a, b) {
+            (P(a), P(b)) => each(&|l| (*a.add(l), *b.add(l))),
+            (P(a), S(b)) => each(&|l| (*a.add(l), b)),
+            (S(a), P(b)) => each(&|l| (a, *b.add(l))),
+            (S(a), S(b)) => each(&|_| (a, b)),
+        }
+    }
+    bits
+}
+
+impl Quick {
+    /// Runs this quick form (not `General`) for the lanes of `m`.
+    #[inline(always)]
+    pub fn run(self, warp: &mut Warp, m: u32) {
+        match self {
+            Quick::General => unreachable!("execute runs the general form"),
+            Quick::Mov { d, a } => {
+                let a = operand(warp, a);
+                apply(warp, m, d, [a, Operand::Splat(0), Operand::Splat(0)], |x, _, _| x);
+            }
+            Quick::Bin { op, d, a, b } => {
+                let (a, b) = (operand(warp, a), operand(warp, b));
+                let ops = [a, b, Operand::Splat(0)];
+                match op {
+                    BinOp::Add32 => apply(warp, m, d, ops, |x, y, _| (x as u32).wrapping_add(y as u32) as u64),
+                    BinOp::Sub32 => apply(warp, m, d, ops, |x, y, _| (x as u32).wrapping_sub(y as u32) as u64),
+                    BinOp::MulLo32 => apply(warp, m, d, ops, |x, y, _| (x as u32).wrapping_mul(y as u32) as u64),
+                    BinOp::And32 => apply(warp, m, d, ops, |x, y, _| (x & y) & 0xFFFF_FFFF),
+                    BinOp::Or32 => apply(warp, m, d, ops, |x, y, _| (x | y) & 0xFFFF_FFFF),
+                    BinOp::Xor32 => apply(warp, m, d, ops, |x, y, _| (x ^ y) & 0xFFFF_FFFF),
+                    BinOp::ShrU32 => apply(warp, m, d, ops, |x, y, _| {
+                        (x & 0xFFFF_FFFF) >> (y & 0xFFFF_FFFF).min(63)
+                    }),
+                    BinOp::ShrS32 => apply(warp, m, d, ops, |x, y, _| {
+                        ((x as i32) >> (y & 0xFFFF_FFFF).min(31)) as u32 as u64
+                    }),
+                    BinOp::MinS32 => apply(warp, m, d, ops, |x, y, _| (x as i32).min(y as i32) as u32 as u64),
+                    BinOp::MaxS32 => apply(warp, m, d, ops, |x, y, _| (x as i32).max(y as i32) as u32 as u64),
+                    BinOp::Add64 => apply(warp, m, d, ops, |x, y, _| x.wrapping_add(y)),
+                    BinOp::Sub64 => apply(warp, m, d, ops, |x, y, _| x.wrapping_sub(y)),
+                    BinOp::MulLo64 => apply(warp, m, d, ops, |x, y, _| x.wrapping_mul(y)),
+                    // A shift by the width or more clears the register, as `int_bin` has it.
+                    BinOp::Shl32 => apply(warp, m, d, ops, |x, y, _| {
+                        (x << (y & 0xFFFF_FFFF).min(63)) & 0xFFFF_FFFF
+                    }),
+                    BinOp::Shl64 => apply(
+                        warp,
+                        m,
+                        d,
+                        ops,
+                        |x, y, _| {
+                            if y & 0xFFFF_FFFF >= 64 { 0 } else { x << (y & 63) }
+                        },
+                    ),
+                    BinOp::AddF32 => apply(warp, m, d, ops, |x, y, _| {
+                        alu::f32_bits(f32::from_bits(x as u32) + f32::from_bits(y as u32))
+                    }),
+                    BinOp::SubF32 => apply(warp, m, d, ops, |x, y, _| alu::f32_bin(FOp::Sub, false, false, x, y)),
+                    BinOp::MulF32 => apply(warp, m, d, ops, |x, y, _| {
+                        alu::f32_bits(f32::from_bits(x as u32) * f32::from_bits(y as u32))
+                    }),
+                    BinOp::MulWide32 { signed: true } => apply(warp, m, d, ops, |x, y, _| {
+                        ((x as i32 as i64).wrapping_mul(y as i32 as i64)) as u64
+                    }),
+                    BinOp::MulWide32 { signed: false } => {
+                        apply(warp, m, d, ops, |x, y, _| (x as u32 as u64) * (y as u32 as u64))
+                    }
+                    BinOp::Int { op, bits, signed } => {
+                        apply(warp, m, d, ops, |x, y, _| alu::int_bin(op, bits, signed, x, y))
+                    }
+                }
+            }
+            Quick::FmaF32 { d, a, b, c } => {
+                let ops = [operand(warp, a), operand(warp, b), operand(warp, c)];
+                apply(warp, m, d, ops, |x, y, z| alu::f32_fma(false, false, x, y, z));
+            }
+            Quick::MadLo { bits, d, a, b, c } => {
+                let ops = [operand(warp, a), operand(warp, b), operand(warp, c)];
+                let keep = alu::mask(bits);
+                apply(warp, m, d, ops, |x, y, z| x.wrapping_mul(y).wrapping_add(z) & keep);
+            }
+            Quick::CvtInt { d, a, from, sext, keep } => {
+                let ops = [operand(warp, a), Operand::Splat(0), Operand::Splat(0)];
+                if sext {
+                    apply(warp, m, d, ops, |x, _, _| (alu::sext(x, from) as u64) & keep);
+                } else {
+                    apply(warp, m, d, ops, |x, _, _| x & keep);
+                }
+            }
+            Quick::Setp { cmp, d, a, b } => {
+                let (a, b) = (operand(warp, a), operand(warp, b));
+                let bits = match cmp {
+                    Compare::LtS => compare(a, b, |x, y| (x as i32) < (y as i32)),
+                    Compare::LeS => compare(a, b, |x, y| (x as i32) <= (y as i32)),
+                    Compare::GtS => compare(a, b, |x, y| (x as i32) > (y as i32)),
+                    Compare::GeS => compare(a, b, |x, y| (x as i32) >= (y as i32)),
+                    Compare::LtU => compare(a, b, |x, y| (x as u32) < (y as u32)),
+                    Compare::LeU => compare(a, b, |x, y| (x as u32) <= (y as u32)),
+                    Compare::GtU => compare(a, b, |x, y| (x as u32) > (y as u32)),
+                    Compare::GeU => compare(a, b, |x, y| (x as u32) >= (y as u32)),
+                    Compare::Eq => compare(a, b, |x, y| x as u32 == y as u32),
+                    Compare::Ne => compare(a, b, |x, y| x as u32 != y as u32),
+                };
+                warp.write_pred(d, m, bits);
+            }
+            Quick::Pred { d, op, a, b } => {
+                let mut bits = pred_bits(warp, a);
+                if let Some(b) = b {
+                    bits = alu::bool_op(op, bits, pred_bits(warp, b));
+                }
+                warp.write_pred(d, m, bits);
+            }
+        }
+    }
+}
