@@ -227,3 +227,15 @@ fn a_kernel_that_scribbles_on_its_const_input_is_verified_against_the_input_it_w
     assert_eq!(r.verdict, Verdict::GateFail, "{}", r.headline);
     assert!(r.sizes.iter().all(|s| s.passed()), "{}", r.headline);
 }
+
+#[test]
+fn intrinsics_and_math_functions_run_on_the_emulator() {
+    // Funnel shifts (`__funnelshift_*`, rotates), sums of absolute differences (`__sad`),
+    // directed rounding (`fma.rz` inside `fmodf`, `__int2float_rz`) stopped the emulator with
+    // "not supported" before; the H200 runs them all. Not a stencil: its values are wrong for
+    // the lesson, and that is the verdict, with every size run and compared.
+    let r = common::run_on_emulator("stencil-1d", "tests/learner/intrinsics_mix.cu", 7);
+    assert!(r.fault.is_none(), "{}", r.headline);
+    assert_eq!(r.verdict, Verdict::WrongResults, "{}", r.headline);
+    assert_eq!(r.sizes.len(), 3, "{}", r.headline);
+}

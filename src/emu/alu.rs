@@ -341,7 +341,18 @@ pub fn convert(to: NumTy, from: NumTy, round: Round, ftz: bool, sat: bool, a: u6
         }
         (NumTy::F32 | NumTy::F64, NumTy::Int { bits, signed }) => {
             if !matches!(round, Round::Default | Round::Nearest) {
-                return Err("directed rounding of an integer-to-float cvt");
+                if to != NumTy::F32 {
+                    return Err("directed rounding of an integer-to-f64 cvt");
+                }
+                // `__int2float_rz` and kin: the integer as an exact f64 pair, rounded once.
+                let v: i128 = if signed {
+                    sext(a, bits) as i128
+                } else {
+                    (a & mask(bits)) as i128
+                };
+                let hi = v as f64;
+                let lo = (v - hi as i128) as f64;
+                return Ok(f32_bits(super::numeric::round_f64_to_f32(hi, lo, round)));
             }
             // Convert straight from the integer: going through f64 would round twice.
             if to == NumTy::F32 {

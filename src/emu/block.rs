@@ -789,6 +789,10 @@ impl<'a> BlockRunner<'a> {
             }
             Kind::Prmt { .. }
             | Kind::Shf { .. }
+            | Kind::Sad { .. }
+            | Kind::Mul24 { .. }
+            | Kind::Lop3 { .. }
+            | Kind::FDirected { .. }
             | Kind::Dp { .. }
             | Kind::Testp { .. }
             | Kind::Copysign { .. }

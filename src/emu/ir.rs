@@ -384,6 +384,45 @@ pub enum Kind {
         b: Src,
         c: Src,
     },
+    /// `add`, `sub`, `mul` or `fma` on `.f32` rounded toward zero, down or up (`.rz`, `.rm`,
+    /// `.rp`: `__fmul_rz`, `__fadd_rd`, and inside libdevice's `fmodf`). `c` is unused but
+    /// by `fma`.
+    FDirected {
+        op: DirectedOp,
+        round: Round,
+        ftz: bool,
+        sat: bool,
+        d: Reg,
+        a: Src,
+        b: Src,
+        c: Src,
+    },
+    /// `mul24.{lo,hi}.{u32,s32} d, a, b`: the product of the operands' low 24 bits (sign-
+    /// extended for `.s32`); `.lo` keeps bits 31..0 of the 48-bit product, `.hi` 47..16.
+    Mul24 {
+        hi: bool,
+        signed: bool,
+        d: Reg,
+        a: Src,
+        b: Src,
+    },
+    /// `lop3.b32 d, a, b, c, lut`: any three-input bitwise function, as its truth table.
+    Lop3 {
+        d: Reg,
+        a: Src,
+        b: Src,
+        c: Src,
+        lut: u8,
+    },
+    /// `sad.type d, a, b, c`: `c + |a - b|` (`__sad`, `__usad`).
+    Sad {
+        bits: u8,
+        signed: bool,
+        d: Reg,
+        a: Src,
+        b: Src,
+        c: Src,
+    },
     /// `dp4a` / `dp2a`: dot products of packed bytes / halves, plus c.
     Dp {
         four: bool,
@@ -602,6 +641,14 @@ pub enum HalfOp {
     Abs,
     /// `cvt.rn.f16x2.f32 d, a, b`: two f32 rounded and packed, `a` in the upper half.
     CvtPack,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DirectedOp {
+    Add,
+    Sub,
+    Mul,
+    Fma,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -353,7 +353,7 @@ impl Decoder {
             "div" if is_float && !double && (has("approx") || has("full")) => {
                 return self.approx(i, base, mods, ty);
             }
-            "prmt" | "shf" | "dp4a" | "dp2a" | "testp" | "copysign" | "bfind" => {
+            "prmt" | "shf" | "sad" | "mul24" | "lop3" | "dp4a" | "dp2a" | "testp" | "copysign" | "bfind" => {
                 return self.numeric(i, base, mods, ty);
             }
             "atom" | "red" => return self.atomic(i, base == "red", mods),
@@ -388,6 +388,9 @@ impl Decoder {
                 }
                 let o = self.operands(i, 3)?;
                 if is_float {
+                    if let Some(kind) = self.directed(base, mods, &o)? {
+                        return Ok(kind);
+                    }
                     unsupported_mods(&["rn", "ftz", "sat", "full", "approx"])?;
                     if has("approx") && base != "div" {
                         return Err("approximate float arithmetic is not supported".into());
@@ -517,6 +520,9 @@ impl Decoder {
             "mad" | "fma" => {
                 let o = self.operands(i, 4)?;
                 if is_float {
+                    if let Some(kind) = self.directed(base, mods, &o)? {
+                        return Ok(kind);
+                    }
                     unsupported_mods(&["rn", "ftz", "sat"])?;
                     if !has("rn") {
                         return Err("float mad/fma without .rn is not supported".into());

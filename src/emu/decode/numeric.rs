@@ -105,6 +105,43 @@ impl Decoder {
                     b: self.src(&o[2], bits, true)?,
                 })
             }
+            "mul24" => {
+                let o = self.operands(i, 3)?;
+                Ok(Kind::Mul24 {
+                    hi: has("hi"),
+                    signed: ty == "s32",
+                    d: self.dst(&o[0])?,
+                    a: self.src(&o[1], 32, false)?,
+                    b: self.src(&o[2], 32, false)?,
+                })
+            }
+            "lop3" => {
+                // The predicate-producing form (`lop3.or.b32 d|p, ...`) is not decoded.
+                let o = self.operands(i, 5)?;
+                let lut = match &o[4] {
+                    ast::Operand::Int(v) if (0..=255).contains(v) => *v as u8,
+                    _ => return Err("lop3 needs an immediate truth table (0..255)".into()),
+                };
+                Ok(Kind::Lop3 {
+                    d: self.dst(&o[0])?,
+                    a: self.src(&o[1], 32, false)?,
+                    b: self.src(&o[2], 32, false)?,
+                    c: self.src(&o[3], 32, false)?,
+                    lut,
+                })
+            }
+            "sad" => {
+                let o = self.operands(i, 4)?;
+                let bits = crate::ptx::type_bytes(ty).ok_or("sad needs a type")? as u8 * 8;
+                Ok(Kind::Sad {
+                    bits,
+                    signed: ty.starts_with('s'),
+                    d: self.dst(&o[0])?,
+                    a: self.src(&o[1], bits, false)?,
+                    b: self.src(&o[2], bits, false)?,
+                    c: self.src(&o[3], bits, false)?,
+                })
+            }
             "bfind" => {
                 let o = self.operands(i, 2)?;
                 let width = crate::ptx::type_bytes(ty).ok_or("bfind needs a type")? as u8 * 8;
@@ -118,6 +155,42 @@ impl Decoder {
             }
             _ => Err("this instruction is not supported by the emulator".into()),
         }
+    }
+
+    /// `add`/`sub`/`mul`/`fma.{rz,rm,rp}.f32`: `Some` when the instruction is one of those
+    /// (operands `o` already split), `None` for every other float form.
+    pub(super) fn directed(&self, base: &str, mods: &[&str], o: &[ast::Operand]) -> Result<Option<Kind>, String> {
+        let round = match mods.iter().find(|m| matches!(**m, "rz" | "rm" | "rp")) {
+            Some(&"rz") => Round::Zero,
+            Some(&"rm") => Round::Down,
+            Some(&"rp") => Round::Up,
+            _ => return Ok(None),
+        };
+        if !mods.contains(&"f32") {
+            return Err(format!(
+                "`{base}` rounded toward zero, down or up is supported on .f32 only"
+            ));
+        }
+        let op = match base {
+            "add" => DirectedOp::Add,
+            "sub" => DirectedOp::Sub,
+            "mul" => DirectedOp::Mul,
+            "fma" | "mad" => DirectedOp::Fma,
+            _ => return Err(format!("`{base}` rounded toward zero, down or up is not supported")),
+        };
+        Ok(Some(Kind::FDirected {
+            op,
+            round,
+            ftz: mods.contains(&"ftz"),
+            sat: mods.contains(&"sat"),
+            d: self.dst(&o[0])?,
+            a: self.src(&o[1], 32, true)?,
+            b: self.src(&o[2], 32, true)?,
+            c: match o.get(3) {
+                Some(c) => self.src(c, 32, true)?,
+                None => Src::Imm(0),
+            },
+        }))
     }
 
     /// `ex2`, `lg2`, `sin`, `cos`, `tanh`, and the `.approx` forms of `rcp`, `sqrt`, `rsqrt`,
