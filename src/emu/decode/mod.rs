@@ -388,7 +388,7 @@ impl Decoder {
                 }
                 let o = self.operands(i, 3)?;
                 if is_float {
-                    if let Some(kind) = self.directed(base, mods, &o)? {
+                    if let Some(kind) = self.directed(base, mods, o)? {
                         return Ok(kind);
                     }
                     unsupported_mods(&["rn", "ftz", "sat", "full", "approx"])?;
@@ -520,7 +520,7 @@ impl Decoder {
             "mad" | "fma" => {
                 let o = self.operands(i, 4)?;
                 if is_float {
-                    if let Some(kind) = self.directed(base, mods, &o)? {
+                    if let Some(kind) = self.directed(base, mods, o)? {
                         return Ok(kind);
                     }
                     unsupported_mods(&["rn", "ftz", "sat"])?;
