@@ -322,8 +322,9 @@ impl BlockRunner<'_> {
     pub(super) fn numeric(&mut self, warp: &mut Warp, pc: usize, m: u32) {
         match self.prog.insts[pc].kind.clone() {
             Kind::Prmt { mode, d, a, b, c } => {
-                let (a, b, c) = (self.read(warp, a), self.read(warp, b), self.read(warp, c));
-                warp.write_lanes(d, m, |l| prmt(mode, a[l] as u32, b[l] as u32, c[l] as u32) as u64);
+                self.map3(warp, m, d, a, b, c, |x, y, z| {
+                    prmt(mode, x as u32, y as u32, z as u32) as u64
+                });
             }
             Kind::Shf {
                 left,
@@ -333,8 +334,9 @@ impl BlockRunner<'_> {
                 b,
                 c,
             } => {
-                let (a, b, c) = (self.read(warp, a), self.read(warp, b), self.read(warp, c));
-                warp.write_lanes(d, m, |l| shf(left, clamp, a[l] as u32, b[l] as u32, c[l] as u32) as u64);
+                self.map3(warp, m, d, a, b, c, |x, y, z| {
+                    shf(left, clamp, x as u32, y as u32, z as u32) as u64
+                });
             }
             Kind::Dp {
                 four,
@@ -388,12 +390,12 @@ impl BlockRunner<'_> {
                 });
             }
             Kind::Mul24 { hi, signed, d, a, b } => {
-                let (a, b) = (self.read(warp, a), self.read(warp, b));
-                warp.write_lanes(d, m, |l| mul24(hi, signed, a[l] as u32, b[l] as u32) as u64);
+                self.map2(warp, m, d, a, b, |x, y| mul24(hi, signed, x as u32, y as u32) as u64);
             }
             Kind::Lop3 { d, a, b, c, lut } => {
-                let (a, b, c) = (self.read(warp, a), self.read(warp, b), self.read(warp, c));
-                warp.write_lanes(d, m, |l| lop3(lut, a[l] as u32, b[l] as u32, c[l] as u32) as u64);
+                self.map3(warp, m, d, a, b, c, |x, y, z| {
+                    lop3(lut, x as u32, y as u32, z as u32) as u64
+                });
             }
             Kind::Sad {
                 bits,
@@ -403,8 +405,7 @@ impl BlockRunner<'_> {
                 b,
                 c,
             } => {
-                let (a, b, c) = (self.read(warp, a), self.read(warp, b), self.read(warp, c));
-                warp.write_lanes(d, m, |l| sad(bits, signed, a[l], b[l], c[l]));
+                self.map3(warp, m, d, a, b, c, |x, y, z| sad(bits, signed, x, y, z));
             }
             Kind::Bfind {
                 bits,

@@ -140,6 +140,14 @@ pub fn quick_form(inst: &Inst, value_regs: usize) -> Quick {
         Src::Imm(v) => Some(Opd::Imm(v)),
         Src::Special(_) => None,
     };
+    let bin = |op: BinOp, d: Reg, a: Src, b: Src| {
+        Some(Quick::Bin {
+            op,
+            d: reg(d)?,
+            a: opd(a)?,
+            b: opd(b)?,
+        })
+    };
     let form = || -> Option<Quick> {
         Some(match &inst.kind {
             Kind::Mov { d, a } => Quick::Mov {
@@ -176,12 +184,7 @@ pub fn quick_form(inst: &Inst, value_regs: usize) -> Quick {
                         signed: *signed,
                     },
                 };
-                Quick::Bin {
-                    op,
-                    d: reg(*d)?,
-                    a: opd(*a)?,
-                    b: opd(*b)?,
-                }
+                return bin(op, *d, *a, *b);
             }
             Kind::MulWide {
                 bits: 32,
@@ -189,12 +192,7 @@ pub fn quick_form(inst: &Inst, value_regs: usize) -> Quick {
                 d,
                 a,
                 b,
-            } => Quick::Bin {
-                op: BinOp::MulWide32 { signed: *signed },
-                d: reg(*d)?,
-                a: opd(*a)?,
-                b: opd(*b)?,
-            },
+            } => return bin(BinOp::MulWide32 { signed: *signed }, *d, *a, *b),
             Kind::FBin {
                 op,
                 double: false,
@@ -210,12 +208,7 @@ pub fn quick_form(inst: &Inst, value_regs: usize) -> Quick {
                     FOp::Sub => BinOp::SubF32,
                     _ => return None,
                 };
-                Quick::Bin {
-                    op,
-                    d: reg(*d)?,
-                    a: opd(*a)?,
-                    b: opd(*b)?,
-                }
+                return bin(op, *d, *a, *b);
             }
             Kind::FFma {
                 double: false,
