@@ -7,7 +7,6 @@ use super::fault::{EmuFault, EmuFaultKind};
 use super::fetch_map::{FetchCounter, FetchMap, FetchWindow};
 use super::ir::*;
 use super::memory::{GlobalMemory, LOCAL_WINDOW, SHARED_WINDOW};
-use super::quick::Quick;
 use super::shared::SharedMemory;
 use super::stats::{LaunchStats, RawFinding};
 use super::warp::{BarrierWait, FULL, Frame, WARP_SYNC, Warp, WarpState};

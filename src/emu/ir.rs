@@ -728,7 +728,7 @@ pub struct Program {
     pub files: Vec<(u32, String)>,
     /// Each instruction's quick form (`General` for those `execute` runs), one per
     /// instruction of `insts`.
-    pub quick: Vec<super::quick::Quick>,
+    pub quick: Vec<Quick>,
     /// Module-scope `.global` variables (`__device__` variables, printf format strings):
     /// allocated in global memory at `address` for every launch.
     pub globals: Vec<GlobalVar>,
@@ -739,7 +739,7 @@ impl Program {
     /// forms are tested against.
     pub fn without_quick_forms(&self) -> Program {
         let mut general = self.clone();
-        general.quick.fill(super::quick::Quick::General);
+        general.quick.fill(Quick::General);
         general
     }
 }
@@ -784,4 +784,123 @@ impl Kind {
             _ => "__syncwarp",
         }
     }
+}
+
+// Quick forms: the plain ALU instructions with their operands resolved, made by
+// `quick::quick_form` and run by `Quick::run` (src/emu/quick.rs).
+
+/// A source operand: a register (inside the file: checked when decoded) or an immediate.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Opd {
+    Reg(Reg),
+    Imm(u64),
+}
+
+/// A lane-wise operation of two operands, each one exactly what `alu` computes for it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum BinOp {
+    /// `int_bin` of an operation and width that has no loop of its own here.
+    Int {
+        op: IntOp,
+        bits: u8,
+        signed: bool,
+    },
+    Add32,
+    Sub32,
+    MulLo32,
+    And32,
+    Or32,
+    Xor32,
+    ShrU32,
+    ShrS32,
+    MinS32,
+    MaxS32,
+    Add64,
+    Sub64,
+    MulLo64,
+    Shl32,
+    Shl64,
+    AddF32,
+    MulF32,
+    SubF32,
+    /// `mul.wide.s32` / `mul.wide.u32`.
+    MulWide32 {
+        signed: bool,
+    },
+}
+
+/// A 32-bit integer comparison.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Compare {
+    LtS,
+    LeS,
+    GtS,
+    GeS,
+    LtU,
+    LeU,
+    GtU,
+    GeU,
+    Eq,
+    Ne,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Quick {
+    /// None of the below: `execute` runs it.
+    General,
+    Mov {
+        d: Reg,
+        a: Opd,
+    },
+    Bin {
+        op: BinOp,
+        d: Reg,
+        a: Opd,
+        b: Opd,
+    },
+    /// `fma.rn.f32` (no flush, no saturation).
+    FmaF32 {
+        d: Reg,
+        a: Opd,
+        b: Opd,
+        c: Opd,
+    },
+    /// `mad.lo` of `bits`.
+    MadLo {
+        bits: u8,
+        d: Reg,
+        a: Opd,
+        b: Opd,
+        c: Opd,
+    },
+    /// Integer to integer `cvt` without saturation: sign-extend from `from` bits (when
+    /// `sext`), then keep the low `keep` bits.
+    CvtInt {
+        d: Reg,
+        a: Opd,
+        from: u8,
+        sext: bool,
+        keep: u64,
+    },
+    /// `setp.cmp.{s32,u32,b32} d, a, b` with no second destination and no combine.
+    Setp {
+        cmp: Compare,
+        d: PReg,
+        a: Opd,
+        b: Opd,
+    },
+    /// `d = a op b` on predicates (`b` absent: a move or a `not`).
+    Pred {
+        d: PReg,
+        op: BoolOp,
+        a: PredOperand,
+        b: Option<PredOperand>,
+    },
+}
+
+/// A predicate operand: a register, maybe negated, or a constant.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PredOperand {
+    Reg(PredSrc),
+    Const(bool),
 }

@@ -5,22 +5,15 @@
 //! helpers read the source registers and write the destination in place, lane by lane,
 //! through pointers into the one register file: a destination that is also a source is
 //! fine, since lane `l` is read before lane `l` is written and no lane reads another.
-//! Each combination of register and immediate operands gets a loop of its own, so an
-//! immediate is a constant in the loop rather than 32 copies in memory.
+//! The loops themselves (one per combination of register and immediate operands, so an
+//! immediate is a constant in the loop rather than 32 copies in memory) are in
+//! `lane_loops.rs`.
 
 use super::block::BlockRunner;
 use super::ir::{Reg, Src};
-use super::warp::{FULL, Warp, for_each_lane};
+use super::lane_loops::{Operand, apply};
+use super::warp::Warp;
 use std::mem::MaybeUninit;
-
-/// One source operand while an instruction runs.
-#[derive(Clone, Copy)]
-pub(super) enum Operand {
-    /// 32 lanes in memory: a register of the file, or the caller's copy of a special.
-    Lanes(*const u64),
-    /// The same value in every lane (an immediate).
-    Splat(u64),
-}
 
 /// Lanes 0..31 as values, for operations that need the lane's index.
 static LANE_INDEX: [u64; 32] = {
@@ -103,52 +96,5 @@ impl BlockRunner<'_> {
         let mut sa = MaybeUninit::uninit();
         let oa = self.operand(warp, a, &mut sa);
         apply(warp, m, d, [oa, Operand::Splat(0), Operand::Splat(0)], |x, _, _| f(x));
-    }
-}
-
-/// Writes `f` of the operands into register `d` for the lanes of `m`, with one loop per
-/// combination of in-memory and immediate operands.
-#[inline(always)]
-pub(super) fn apply(warp: &mut Warp, m: u32, d: Reg, ops: [Operand; 3], f: impl Fn(u64, u64, u64) -> u64) {
-    let dst = d as usize * 32;
-    assert!(dst + 32 <= warp.vals.len(), "register {d} outside the register file");
-    // SAFETY: in bounds (checked above).
-    let pd = unsafe { warp.vals.as_mut_ptr().add(dst) };
-    use Operand::{Lanes as P, Splat as S};
-    // SAFETY (every arm): operand pointers address 32 lanes (a checked register, a local
-    // copy or LANE_INDEX) and stay valid for the call; they may alias `pd` (read before write
-    // per lane).
-    unsafe {
-        match ops {
-            [P(a), P(b), P(c)] => run(pd, m, |l| f(*a.add(l), *b.add(l), *c.add(l))),
-            [P(a), P(b), S(c)] => run(pd, m, |l| f(*a.add(l), *b.add(l), c)),
-            [P(a), S(b), P(c)] => run(pd, m, |l| f(*a.add(l), b, *c.add(l))),
-            [P(a), S(b), S(c)] => run(pd, m, |l| f(*a.add(l), b, c)),
-            [S(a), P(b), P(c)] => run(pd, m, |l| f(a, *b.add(l), *c.add(l))),
-            [S(a), P(b), S(c)] => run(pd, m, |l| f(a, *b.add(l), c)),
-            [S(a), S(b), P(c)] => run(pd, m, |l| f(a, b, *c.add(l))),
-            [S(a), S(b), S(c)] => run(pd, m, |_| f(a, b, c)),
-        }
-    }
-}
-
-/// `pd[l] = value(l)` for the lanes of `m`.
-///
-/// # Safety
-/// `pd` addresses 32 writable lanes, and `value` reads only memory that is valid.
-#[inline(always)]
-unsafe fn run(pd: *mut u64, m: u32, value: impl Fn(usize) -> u64) {
-    if m == FULL {
-        for l in 0..32 {
-            // SAFETY: l < 32 (the caller's contract).
-            unsafe { *pd.add(l) = value(l) };
-        }
-    } else {
-        // SAFETY: as above (every lane of `m` is below 32).
-        for_each_lane(
-            m,
-            #[inline(always)]
-            |l| unsafe { *pd.add(l) = value(l) },
-        );
     }
 }

@@ -19,6 +19,7 @@ mod fast_memory;
 mod fault;
 pub mod fetch_map;
 mod ir;
+mod lane_loops;
 mod lanes;
 mod launch;
 mod memory;

@@ -12,63 +12,6 @@ use super::block::BlockRunner;
 use super::ir::*;
 use super::warp::Warp;
 
-/// `a + b`, `a - b`, `a * b` or `a * b + c` in f32, rounded toward zero (`Round::Zero`),
-/// down or up. The exact result is `hi + lo` in f64: a product of two f32 is exact there,
-/// and a sum's rounding error is recovered exactly (Knuth's two-sum); the nearest f32 of
-/// `hi` is then moved one step when it lies on the wrong side of the exact value.
-pub fn f32_directed(op: DirectedOp, round: Round, a: f32, b: f32, c: f32) -> f32 {
-    let (a, b, c) = (a as f64, b as f64, c as f64);
-    let (p, q) = match op {
-        DirectedOp::Add => (a, b),
-        DirectedOp::Sub => (a, -b),
-        // Exact, and its zero keeps the product's sign (adding +0 would lose a -0).
-        DirectedOp::Mul => return round_f64_to_f32(a * b, 0.0, round),
-        DirectedOp::Fma => (a * b, c),
-    };
-    let hi = p + q;
-    if hi == 0.0 && p == -q {
-        // An exact zero from opposite signs is +0, but -0 when rounding down; two zeros of
-        // one sign keep it.
-        let negative = if p.is_sign_negative() == q.is_sign_negative() {
-            p.is_sign_negative()
-        } else {
-            round == Round::Down
-        };
-        return if negative { -0.0 } else { 0.0 };
-    }
-    let lo = if hi.is_finite() {
-        let b_part = hi - p;
-        (p - (hi - b_part)) + (q - b_part)
-    } else {
-        0.0
-    };
-    round_f64_to_f32(hi, lo, round)
-}
-
-/// The f32 nearest `hi + lo` in the direction `round` (`|lo|` at most half an f64 ulp of
-/// `hi`).
-pub(super) fn round_f64_to_f32(hi: f64, lo: f64, round: Round) -> f32 {
-    let r = hi as f32;
-    if hi.is_nan() || hi.is_infinite() {
-        return r;
-    }
-    // The sign of r - (hi + lo): r - hi is exact (r is hi's nearest f32, or an infinity past
-    // f32's range, which gives the right sign).
-    let above = ((r as f64) - hi) - lo;
-    match round {
-        Round::Down if above > 0.0 => r.next_down(),
-        Round::Up if above < 0.0 => r.next_up(),
-        Round::Zero if (r > 0.0 && above > 0.0) || (r < 0.0 && above < 0.0) => {
-            if r > 0.0 {
-                r.next_down()
-            } else {
-                r.next_up()
-            }
-        }
-        _ => r,
-    }
-}
-
 /// `mul24`: the product of the low 24 bits of `a` and `b` (sign-extended when `signed`),
 /// its bits 31..0, or 47..16 with `hi`.
 pub fn mul24(hi: bool, signed: bool, a: u32, b: u32) -> u32 {
@@ -379,7 +322,7 @@ impl BlockRunner<'_> {
                         let x = f32::from_bits(v as u32);
                         if ftz { ftz32(x) } else { x }
                     };
-                    let mut r = f32_directed(op, round, operand(a[l]), operand(b[l]), operand(c[l]));
+                    let mut r = super::alu::f32_directed(op, round, operand(a[l]), operand(b[l]), operand(c[l]));
                     if ftz {
                         r = ftz32(r);
                     }
@@ -472,60 +415,6 @@ impl BlockRunner<'_> {
 mod tests {
     use super::*;
     use half::f16;
-
-    #[test]
-    fn directed_rounding_brackets_the_exact_value() {
-        let tiny = 2f32.powi(-30);
-        assert_eq!(f32_directed(DirectedOp::Add, Round::Up, 1.0, tiny, 0.0), 1f32.next_up());
-        assert_eq!(f32_directed(DirectedOp::Add, Round::Down, 1.0, tiny, 0.0), 1.0);
-        assert_eq!(f32_directed(DirectedOp::Add, Round::Zero, -1.0, -tiny, 0.0), -1.0);
-        assert_eq!(
-            f32_directed(DirectedOp::Add, Round::Down, -1.0, -tiny, 0.0),
-            (-1f32).next_down()
-        );
-        assert_eq!(
-            f32_directed(DirectedOp::Sub, Round::Down, 1.0, 1.0, 0.0).to_bits(),
-            (-0f32).to_bits()
-        );
-        assert_eq!(
-            f32_directed(DirectedOp::Sub, Round::Zero, 1.0, 1.0, 0.0).to_bits(),
-            0f32.to_bits()
-        );
-        assert_eq!(f32_directed(DirectedOp::Mul, Round::Zero, f32::MAX, 2.0, 0.0), f32::MAX);
-        assert_eq!(
-            f32_directed(DirectedOp::Mul, Round::Up, f32::MAX, 2.0, 0.0),
-            f32::INFINITY
-        );
-        // Integers past f32's 24 bits.
-        assert_eq!(round_f64_to_f32(16_777_217.0, 0.0, Round::Zero), 16_777_216.0);
-        assert_eq!(round_f64_to_f32(16_777_217.0, 0.0, Round::Up), 16_777_218.0);
-        assert_eq!(round_f64_to_f32(-16_777_217.0, 0.0, Round::Down), -16_777_218.0);
-        // The error is far below f64's precision of the sum: two-sum keeps its sign.
-        assert_eq!(
-            f32_directed(DirectedOp::Fma, Round::Down, 1.0, 1.0, -1e-30),
-            1f32.next_down()
-        );
-        // Random operands: down <= exact <= up, one ulp apart at most, toward zero is one of them.
-        let mut x = 0x9E37_79B9u32;
-        let mut next = || {
-            x ^= x << 13;
-            x ^= x >> 17;
-            x ^= x << 5;
-            f32::from_bits((x & 0x3FFF_FFFF) | ((x & 1) << 31)) // finite, both signs
-        };
-        for _ in 0..20_000 {
-            let (a, b) = (next(), next());
-            let exact = a as f64 * b as f64; // exact in f64
-            let (down, up) = (
-                f32_directed(DirectedOp::Mul, Round::Down, a, b, 0.0),
-                f32_directed(DirectedOp::Mul, Round::Up, a, b, 0.0),
-            );
-            assert!(down as f64 <= exact && exact <= up as f64, "{a} * {b}");
-            assert!(up == down || up == down.next_up(), "{a} * {b}: {down} {up}");
-            let zero = f32_directed(DirectedOp::Mul, Round::Zero, a, b, 0.0);
-            assert_eq!(zero, if exact >= 0.0 { down } else { up }, "{a} * {b}");
-        }
-    }
 
     #[test]
     fn mul24_and_lop3() {

@@ -6,130 +6,18 @@
 //! `BlockRunner::execute` gets to the same loops through a call with a large stack frame,
 //! a match on the instruction's kind, a second match on its operation and width, and a
 //! look at each operand's kind; for an `add.s32` that was as much work as the 32 additions.
-//! `run_warp` runs a quick form in place and hands everything else to `execute`. The
-//! arithmetic is the same `alu` code `execute` uses for the general case, so the two paths
-//! cannot disagree about a result.
+//! `run_warp` runs a quick form in place and hands everything else to `execute`, whose
+//! general path (`alu::int_bin`, `alu::f32_bin`, `alu::convert`, ...) is the reference:
+//! tests/quick_forms.rs runs real kernels both ways and wants the same bits. The types are
+//! in `ir.rs`, with the rest of the decoded program.
 
 use super::alu;
-use super::ir::{BoolOp, Cmp, FOp, Inst, IntOp, Kind, MadPart, NumTy, PReg, PredSrc, PredSrcOrConst, Reg, Src};
-use super::lanes::{Operand, apply};
+use super::ir::{
+    BinOp, BoolOp, Cmp, Compare, FOp, Inst, IntOp, Kind, MadPart, NumTy, Opd, PredOperand, PredSrcOrConst, Quick, Reg,
+    Src,
+};
+use super::lane_loops::{Operand, apply};
 use super::warp::{FULL, Warp};
-
-/// A source operand: a register (inside the file: checked when decoded) or an immediate.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Opd {
-    Reg(Reg),
-    Imm(u64),
-}
-
-/// A lane-wise operation of two operands, each one exactly what `alu` computes for it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum BinOp {
-    /// `int_bin` of an operation and width that has no loop of its own here.
-    Int {
-        op: IntOp,
-        bits: u8,
-        signed: bool,
-    },
-    Add32,
-    Sub32,
-    MulLo32,
-    And32,
-    Or32,
-    Xor32,
-    ShrU32,
-    ShrS32,
-    MinS32,
-    MaxS32,
-    Add64,
-    Sub64,
-    MulLo64,
-    Shl32,
-    Shl64,
-    AddF32,
-    MulF32,
-    SubF32,
-    /// `mul.wide.s32` / `mul.wide.u32`.
-    MulWide32 {
-        signed: bool,
-    },
-}
-
-/// A 32-bit integer comparison.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Compare {
-    LtS,
-    LeS,
-    GtS,
-    GeS,
-    LtU,
-    LeU,
-    GtU,
-    GeU,
-    Eq,
-    Ne,
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Quick {
-    /// None of the below: `execute` runs it.
-    General,
-    Mov {
-        d: Reg,
-        a: Opd,
-    },
-    Bin {
-        op: BinOp,
-        d: Reg,
-        a: Opd,
-        b: Opd,
-    },
-    /// `fma.rn.f32` (no flush, no saturation).
-    FmaF32 {
-        d: Reg,
-        a: Opd,
-        b: Opd,
-        c: Opd,
-    },
-    /// `mad.lo` of `bits`.
-    MadLo {
-        bits: u8,
-        d: Reg,
-        a: Opd,
-        b: Opd,
-        c: Opd,
-    },
-    /// Integer to integer `cvt` without saturation: sign-extend from `from` bits (when
-    /// `sext`), then keep the low `keep` bits.
-    CvtInt {
-        d: Reg,
-        a: Opd,
-        from: u8,
-        sext: bool,
-        keep: u64,
-    },
-    /// `setp.cmp.{s32,u32,b32} d, a, b` with no second destination and no combine.
-    Setp {
-        cmp: Compare,
-        d: PReg,
-        a: Opd,
-        b: Opd,
-    },
-    /// `d = a op b` on predicates (`b` absent: a move or a `not`).
-    Pred {
-        d: PReg,
-        op: BoolOp,
-        a: PredOperand,
-        b: Option<PredOperand>,
-    },
-}
-
-/// A predicate operand: a register, maybe negated, or a constant.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum PredOperand {
-    Reg(PredSrc),
-    Const(bool),
-}
 
 /// The quick form of `inst`, or `General`. `value_regs`: the program's register count (an
 /// operand outside it is left to `execute`, which names the problem).
