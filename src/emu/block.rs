@@ -298,7 +298,7 @@ impl<'a> BlockRunner<'a> {
                 }
                 let inst = &insts[pc];
                 let eff = match inst.guard {
-                    Some(g) => top.mask & (warp.preds[g.reg as usize] ^ if g.negate { FULL } else { 0 }),
+                    Some(g) => top.mask & warp.pred(g),
                     None => top.mask,
                 };
                 if eff != 0 {
@@ -415,10 +415,7 @@ impl<'a> BlockRunner<'a> {
                     ));
                 }
                 let expected = count.map(|c| self.read(warp, c)[lane] as u32);
-                let true_count = red.map_or(0, |r| {
-                    let p = warp.preds[r.p.reg as usize] ^ if r.p.negate { FULL } else { 0 };
-                    (p & eff).count_ones()
-                });
+                let true_count = red.map_or(0, |r| (warp.pred(r.p) & eff).count_ones());
                 self.barriers
                     .arrive(id_value as u8, eff.count_ones(), true_count, pc as u32, expected);
                 if *arrive {
@@ -686,7 +683,7 @@ impl<'a> BlockRunner<'a> {
                     alu::compare_lanes(*cmp, *ty, self.lanes(warp, *a, &mut sa), self.lanes(warp, *b, &mut sb)) & m;
                 let mut negated = !bits;
                 if let Some((op, p)) = combine {
-                    let c = warp.preds[p.reg as usize] ^ if p.negate { FULL } else { 0 };
+                    let c = warp.pred(*p);
                     bits = alu::bool_op(*op, bits, c);
                     negated = alu::bool_op(*op, negated, c);
                 }
@@ -698,7 +695,7 @@ impl<'a> BlockRunner<'a> {
                 }
             }
             Kind::Selp { d, a, b, p } => {
-                let pm = warp.preds[p.reg as usize] ^ if p.negate { FULL } else { 0 };
+                let pm = warp.pred(*p);
                 self.map2_indexed(warp, m, *d, *a, *b, |x, y, l| if (pm >> l) & 1 != 0 { x } else { y });
             }
             Kind::Cvt {
@@ -726,24 +723,7 @@ impl<'a> BlockRunner<'a> {
                 write_lanes!(*d, |l| out[l]);
             }
             Kind::Mov { d, a } => self.map1(warp, m, *d, *a, |x| x),
-            Kind::PredSet { d, op, a, b } => {
-                let value = |p: &PredSrcOrConst| match p {
-                    PredSrcOrConst::Pred(p) => warp.preds[p.reg as usize] ^ if p.negate { FULL } else { 0 },
-                    PredSrcOrConst::Const(c) => {
-                        if *c {
-                            FULL
-                        } else {
-                            0
-                        }
-                    }
-                };
-                let mut bits = value(a);
-                if let (Some(op), Some(b)) = (op, b) {
-                    bits = alu::bool_op(*op, bits, value(b));
-                }
-                let pd = &mut warp.preds[*d as usize];
-                *pd = (*pd & !m) | (bits & m);
-            }
+            Kind::PredSet { d, op, a, b } => warp.set_pred(*d, m, *op, *a, *b),
             Kind::Pack { d, parts, part_bits } => {
                 let values: Vec<[u64; 32]> = parts.iter().map(|p| self.read(warp, *p)).collect();
                 let pb = *part_bits;

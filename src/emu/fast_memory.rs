@@ -10,7 +10,7 @@
 use super::block::BlockRunner;
 use super::ir::{Kind, MemSpace};
 use super::shared::Row;
-use super::warp::{Warp, for_each_lane};
+use super::warp::{Warp, for_each_lane, one_run};
 use std::mem::MaybeUninit;
 use std::sync::atomic::Ordering;
 
@@ -58,13 +58,6 @@ fn consecutive_span(addrs: &[u64; 32], active: &[u64; 32], m: u32, shift: u32) -
     // A row that wraps past the top of the address space is no row: the general loop sees
     // those lanes as the out-of-bounds addresses they are.
     (lowest <= highest).then_some((lowest, highest))
-}
-
-/// Whether the lanes of `m` (not empty) are one run with no gap.
-#[inline(always)]
-fn one_run(m: u32) -> bool {
-    let run = m >> m.trailing_zeros();
-    run & run.wrapping_add(1) == 0
 }
 
 impl BlockRunner<'_> {

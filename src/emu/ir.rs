@@ -829,21 +829,6 @@ pub enum BinOp {
     },
 }
 
-/// A 32-bit integer comparison.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Compare {
-    LtS,
-    LeS,
-    GtS,
-    GeS,
-    LtU,
-    LeU,
-    GtU,
-    GeU,
-    Eq,
-    Ne,
-}
-
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Quick {
     /// None of the below: `execute` runs it.
@@ -882,9 +867,10 @@ pub enum Quick {
         sext: bool,
         keep: u64,
     },
-    /// `setp.cmp.{s32,u32,b32} d, a, b` with no second destination and no combine.
+    /// `setp.cmp.type d, a, b` with no second destination and no combine.
     Setp {
-        cmp: Compare,
+        cmp: Cmp,
+        ty: NumTy,
         d: PReg,
         a: Opd,
         b: Opd,
@@ -892,15 +878,8 @@ pub enum Quick {
     /// `d = a op b` on predicates (`b` absent: a move or a `not`).
     Pred {
         d: PReg,
-        op: BoolOp,
-        a: PredOperand,
-        b: Option<PredOperand>,
+        op: Option<BoolOp>,
+        a: PredSrcOrConst,
+        b: Option<PredSrcOrConst>,
     },
-}
-
-/// A predicate operand: a register, maybe negated, or a constant.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum PredOperand {
-    Reg(PredSrc),
-    Const(bool),
 }

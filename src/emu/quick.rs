@@ -1,5 +1,5 @@
 //! Quick forms of the plain instructions a kernel is mostly made of (integer and float
-//! arithmetic on registers and immediates, 32-bit compares, predicate logic, integer
+//! arithmetic on registers and immediates, compares, predicate logic, integer
 //! conversions), decoded once per program into a small `Copy` value with the operands'
 //! places in the register file already worked out.
 //!
@@ -12,12 +12,9 @@
 //! in `ir.rs`, with the rest of the decoded program.
 
 use super::alu;
-use super::ir::{
-    BinOp, BoolOp, Cmp, Compare, FOp, Inst, IntOp, Kind, MadPart, NumTy, Opd, PredOperand, PredSrcOrConst, Quick, Reg,
-    Src,
-};
+use super::ir::{BinOp, FOp, Inst, IntOp, Kind, MadPart, NumTy, Opd, Quick, Reg, Src};
 use super::lane_loops::{Operand, apply};
-use super::warp::{FULL, Warp};
+use super::warp::Warp;
 
 /// The quick form of `inst`, or `General`. `value_regs`: the program's register count (an
 /// operand outside it is left to `execute`, which names the problem).
@@ -143,67 +140,29 @@ pub fn quick_form(inst: &Inst, value_regs: usize) -> Quick {
             },
             Kind::Setp {
                 cmp,
-                ty: NumTy::Int { bits: 32, signed },
+                ty,
                 d,
                 d_not: None,
                 a,
                 b,
                 combine: None,
-            } => {
-                let cmp = match (cmp, signed) {
-                    (Cmp::Lt, true) => Compare::LtS,
-                    (Cmp::Le, true) => Compare::LeS,
-                    (Cmp::Gt, true) => Compare::GtS,
-                    (Cmp::Ge, true) => Compare::GeS,
-                    (Cmp::Lt, false) => Compare::LtU,
-                    (Cmp::Le, false) => Compare::LeU,
-                    (Cmp::Gt, false) => Compare::GtU,
-                    (Cmp::Ge, false) => Compare::GeU,
-                    (Cmp::Eq, _) => Compare::Eq,
-                    (Cmp::Ne, _) => Compare::Ne,
-                    _ => return None,
-                };
-                Quick::Setp {
-                    cmp,
-                    d: *d,
-                    a: opd(*a)?,
-                    b: opd(*b)?,
-                }
-            }
-            Kind::PredSet { d, op, a, b } => {
-                let operand = |p: &PredSrcOrConst| match p {
-                    PredSrcOrConst::Pred(p) => PredOperand::Reg(*p),
-                    PredSrcOrConst::Const(c) => PredOperand::Const(*c),
-                };
-                Quick::Pred {
-                    d: *d,
-                    op: op.unwrap_or(BoolOp::And),
-                    a: operand(a),
-                    b: match (op, b) {
-                        (Some(_), Some(b)) => Some(operand(b)),
-                        _ => None,
-                    },
-                }
-            }
+            } => Quick::Setp {
+                cmp: *cmp,
+                ty: *ty,
+                d: *d,
+                a: opd(*a)?,
+                b: opd(*b)?,
+            },
+            Kind::PredSet { d, op, a, b } => Quick::Pred {
+                d: *d,
+                op: *op,
+                a: *a,
+                b: *b,
+            },
             _ => return None,
         })
     };
     form().unwrap_or(Quick::General)
-}
-
-/// A predicate operand's lanes.
-#[inline(always)]
-fn pred_bits(warp: &Warp, p: PredOperand) -> u32 {
-    match p {
-        PredOperand::Reg(p) => warp.preds[p.reg as usize] ^ if p.negate { FULL } else { 0 },
-        PredOperand::Const(c) => {
-            if c {
-                FULL
-            } else {
-                0
-            }
-        }
-    }
 }
 
 /// The 32 lanes of `o` in the register file, or the immediate.
@@ -215,28 +174,16 @@ fn operand(warp: &Warp, o: Opd) -> Operand {
     }
 }
 
-/// Bits of the lanes where `f(a[l], b[l])` holds, one loop per kind of operands (an
-/// immediate stays a constant in the loop).
+/// The 32 lanes of `o` as an array: the register's, or the immediate written into `splat`.
 #[inline(always)]
-fn compare(a: Operand, b: Operand, f: impl Fn(u64, u64) -> bool) -> u32 {
-    let mut bits = 0u32;
-    let mut each = |value: &dyn Fn(usize) -> (u64, u64)| {
-        for l in 0..32 {
-            let (x, y) = value(l);
-            bits |= (f(x, y) as u32) << l;
-        }
-    };
-    use Operand::{Lanes as P, Splat as S};
-    // SAFETY (every arm): a `Lanes` operand from `operand` addresses 32 lanes of the file.
-    unsafe {
-        match (a, b) {
-            (P(a), P(b)) => each(&|l| (*a.add(l), *b.add(l))),
-            (P(a), S(b)) => each(&|l| (*a.add(l), b)),
-            (S(a), P(b)) => each(&|l| (a, *b.add(l))),
-            (S(a), S(b)) => each(&|_| (a, b)),
+fn lanes<'w>(warp: &'w Warp, o: Opd, splat: &'w mut [u64; 32]) -> &'w [u64; 32] {
+    match o {
+        Opd::Reg(r) => warp.reg(r).try_into().expect("32 lanes"),
+        Opd::Imm(v) => {
+            *splat = [v; 32];
+            splat
         }
     }
-    bits
 }
 
 impl Quick {
@@ -318,29 +265,12 @@ impl Quick {
                     apply(warp, m, d, ops, |x, _, _| x & keep);
                 }
             }
-            Quick::Setp { cmp, d, a, b } => {
-                let (a, b) = (operand(warp, a), operand(warp, b));
-                let bits = match cmp {
-                    Compare::LtS => compare(a, b, |x, y| (x as i32) < (y as i32)),
-                    Compare::LeS => compare(a, b, |x, y| (x as i32) <= (y as i32)),
-                    Compare::GtS => compare(a, b, |x, y| (x as i32) > (y as i32)),
-                    Compare::GeS => compare(a, b, |x, y| (x as i32) >= (y as i32)),
-                    Compare::LtU => compare(a, b, |x, y| (x as u32) < (y as u32)),
-                    Compare::LeU => compare(a, b, |x, y| (x as u32) <= (y as u32)),
-                    Compare::GtU => compare(a, b, |x, y| (x as u32) > (y as u32)),
-                    Compare::GeU => compare(a, b, |x, y| (x as u32) >= (y as u32)),
-                    Compare::Eq => compare(a, b, |x, y| x as u32 == y as u32),
-                    Compare::Ne => compare(a, b, |x, y| x as u32 != y as u32),
-                };
+            Quick::Setp { cmp, ty, d, a, b } => {
+                let (mut sa, mut sb) = ([0; 32], [0; 32]);
+                let bits = alu::compare_lanes(cmp, ty, lanes(warp, a, &mut sa), lanes(warp, b, &mut sb));
                 warp.write_pred(d, m, bits);
             }
-            Quick::Pred { d, op, a, b } => {
-                let mut bits = pred_bits(warp, a);
-                if let Some(b) = b {
-                    bits = alu::bool_op(op, bits, pred_bits(warp, b));
-                }
-                warp.write_pred(d, m, bits);
-            }
+            Quick::Pred { d, op, a, b } => warp.set_pred(d, m, op, a, b),
         }
     }
 }

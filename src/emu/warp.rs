@@ -1,6 +1,7 @@
 //! One warp's state: registers, predicates and the SIMT reconvergence stack.
 
-use super::ir::EXIT;
+use super::alu::bool_op;
+use super::ir::{BoolOp, EXIT, PredSrc, PredSrcOrConst};
 
 pub const FULL: u32 = u32::MAX;
 
@@ -280,6 +281,38 @@ impl Warp {
         for_each_lane(m, |l| dst[l] = value(l));
     }
 
+    /// The lanes where predicate operand `p` (a register, maybe negated) holds.
+    #[inline(always)]
+    pub fn pred(&self, p: PredSrc) -> u32 {
+        self.preds[p.reg as usize] ^ if p.negate { FULL } else { 0 }
+    }
+
+    /// The lanes where `p` holds: a predicate operand, or a constant true or false.
+    #[inline(always)]
+    pub fn pred_or_const(&self, p: PredSrcOrConst) -> u32 {
+        match p {
+            PredSrcOrConst::Pred(p) => self.pred(p),
+            PredSrcOrConst::Const(c) => {
+                if c {
+                    FULL
+                } else {
+                    0
+                }
+            }
+        }
+    }
+
+    /// `d = a op b` on predicates for the lanes of `m` (`a` alone when there is no `op` or
+    /// no `b`: a move, or a `not` through a negated `a`).
+    #[inline(always)]
+    pub fn set_pred(&mut self, d: u16, m: u32, op: Option<BoolOp>, a: PredSrcOrConst, b: Option<PredSrcOrConst>) {
+        let mut bits = self.pred_or_const(a);
+        if let (Some(op), Some(b)) = (op, b) {
+            bits = bool_op(op, bits, self.pred_or_const(b));
+        }
+        self.write_pred(d, m, bits);
+    }
+
     /// Sets predicate `p` to `bits` for the lanes of `m`.
     #[inline(always)]
     pub fn write_pred(&mut self, p: u16, m: u32, bits: u32) {
@@ -303,10 +336,8 @@ pub fn for_each_lane(m: u32, mut f: impl FnMut(usize)) {
     if m == 0 {
         return;
     }
-    let first = m.trailing_zeros();
-    let run = m >> first;
-    if run & run.wrapping_add(1) == 0 {
-        for l in first as usize..(32 - m.leading_zeros()) as usize {
+    if one_run(m) {
+        for l in m.trailing_zeros() as usize..(32 - m.leading_zeros()) as usize {
             f(l);
         }
     } else {
@@ -316,4 +347,11 @@ pub fn for_each_lane(m: u32, mut f: impl FnMut(usize)) {
             bits &= bits - 1;
         }
     }
+}
+
+/// Whether the lanes of `m` (not empty) are one run with no gap.
+#[inline(always)]
+pub fn one_run(m: u32) -> bool {
+    let run = m >> m.trailing_zeros();
+    run & run.wrapping_add(1) == 0
 }
