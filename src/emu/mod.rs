@@ -125,8 +125,9 @@ pub fn launch_on_poisoned_output(
     launch_lesson_kernel(prog, lesson, n, input, words, options, cancel)
 }
 
-/// One launch with `input` and `output` (its words) as the buffers.
-fn launch_lesson_kernel(
+/// One launch with `input` and `output` (its words) as the buffers, both taken over without
+/// a copy and handed back in the result.
+pub fn launch_lesson_kernel(
     prog: &Program,
     lesson: &Lesson,
     n: u32,
