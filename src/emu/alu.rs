@@ -272,13 +272,15 @@ pub fn compare(cmp: Cmp, ty: NumTy, a: u64, b: u64) -> bool {
 
 /// `compare` for all 32 lanes as a lane mask; the common 32-bit integer comparisons get
 /// their own loops so that the comparison is chosen once per instruction, not per lane.
+/// `a(l)`, `b(l)`: lane l's operands (an immediate is a closure that ignores `l`, which spares
+/// writing it into 32 lanes first and then reading them back).
 #[inline(always)]
-pub fn compare_lanes(cmp: Cmp, ty: NumTy, a: &[u64; 32], b: &[u64; 32]) -> u32 {
+pub fn compare_lanes(cmp: Cmp, ty: NumTy, a: impl Fn(usize) -> u64, b: impl Fn(usize) -> u64) -> u32 {
     macro_rules! lanes {
         (|$x:ident, $y:ident| $e:expr) => {{
             let mut bits = 0u32;
             for l in 0..32 {
-                let ($x, $y) = (a[l], b[l]);
+                let ($x, $y) = (a(l), b(l));
                 bits |= ($e as u32) << l;
             }
             bits

@@ -103,7 +103,7 @@ impl BlockRunner<'_> {
                 }
                 Resolved::Shared(offset) => {
                     let size = self.shared.size();
-                    if offset + bytes as u64 > size || !offset.is_multiple_of(bytes as u64) {
+                    if offset + bytes as u64 > size || !super::memory::aligned(offset, bytes) {
                         return Err(self.window_fault("shared", offset, bytes as u64, size, true, pc, warp, l));
                     }
                     old[l] = self.shared.load(offset, bytes);

@@ -679,8 +679,8 @@ impl<'a> BlockRunner<'a> {
                 combine,
             } => {
                 let (mut sa, mut sb) = (MaybeUninit::uninit(), MaybeUninit::uninit());
-                let mut bits =
-                    alu::compare_lanes(*cmp, *ty, self.lanes(warp, *a, &mut sa), self.lanes(warp, *b, &mut sb)) & m;
+                let (a, b) = (self.lanes(warp, *a, &mut sa), self.lanes(warp, *b, &mut sb));
+                let mut bits = alu::compare_lanes(*cmp, *ty, |l| a[l], |l| b[l]) & m;
                 let mut negated = !bits;
                 if let Some((op, p)) = combine {
                     let c = warp.pred(*p);

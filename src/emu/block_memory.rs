@@ -267,7 +267,7 @@ impl BlockRunner<'_> {
                                 let buffer = if buffer_hint < b.len()
                                     && at >= b[buffer_hint].base
                                     && at + bytes as u64 <= b[buffer_hint].end()
-                                    && at.is_multiple_of(bytes as u64)
+                                    && super::memory::aligned(at, bytes)
                                 {
                                     buffer_hint
                                 } else {

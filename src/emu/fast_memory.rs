@@ -18,20 +18,27 @@ use std::sync::atomic::Ordering;
 /// a loop the compiler vectorises.
 #[inline(always)]
 fn lane_addresses(warp: &Warp, addr: super::ir::Addr) -> [u64; 32] {
+    // Plain loops, not `array::from_fn`: that one was left as a call of its own, and cost as
+    // much as the rest of a row load.
     let offset = addr.offset as u64;
-    match addr.base {
-        Some(r) => {
-            let base: &[u64; 32] = warp.reg(r).try_into().expect("32 lanes");
-            std::array::from_fn(|l| base[l].wrapping_add(offset))
+    let mut addrs = [offset; 32];
+    if let Some(r) = addr.base {
+        let base: &[u64; 32] = warp.reg(r).try_into().expect("32 lanes");
+        for l in 0..32 {
+            addrs[l] = base[l].wrapping_add(offset);
         }
-        None => [offset; 32],
     }
+    addrs
 }
 
 /// All ones for the active lanes of `m`, zero for the rest.
 #[inline(always)]
 fn lane_masks(m: u32) -> [u64; 32] {
-    std::array::from_fn(|l| (((m >> l) & 1) as u64).wrapping_neg())
+    let mut masks = [0u64; 32];
+    for (l, mask) in masks.iter_mut().enumerate() {
+        *mask = (((m >> l) & 1) as u64).wrapping_neg();
+    }
+    masks
 }
 
 /// The lowest and highest address of the active lanes when they are consecutive elements

@@ -5,7 +5,7 @@
 //! decode) both end here; this file depends on neither, so neither depends on the other.
 
 use super::ir::Reg;
-use super::warp::{FULL, Warp, for_each_lane};
+use super::warp::{FULL, Warp};
 
 /// One source operand while an instruction runs.
 #[derive(Clone, Copy)]
@@ -44,6 +44,13 @@ pub(super) fn apply(warp: &mut Warp, m: u32, d: Reg, ops: [Operand; 3], f: impl 
 
 /// `pd[l] = value(l)` for the lanes of `m`.
 ///
+/// Every lane is computed and the inactive ones keep their old value through a blend, so
+/// the register is written in whole vectors. Writing only the active lanes, one 8-byte store
+/// each, made the next instruction's vector read of that register wait for those stores to
+/// retire (a failed store-to-load forward); that wait showed as the hottest line of the
+/// interpreter. `value` must therefore be safe for any lane (the lane-wise ALU functions
+/// are: pure, total, no panics).
+///
 /// # Safety
 /// `pd` addresses 32 writable lanes, and `value` reads only memory that is valid.
 #[inline(always)]
@@ -54,11 +61,10 @@ unsafe fn run(pd: *mut u64, m: u32, value: impl Fn(usize) -> u64) {
             unsafe { *pd.add(l) = value(l) };
         }
     } else {
-        // SAFETY: as above (every lane of `m` is below 32).
-        for_each_lane(
-            m,
-            #[inline(always)]
-            |l| unsafe { *pd.add(l) = value(l) },
-        );
+        for l in 0..32 {
+            let keep = (((m >> l) & 1) as u64).wrapping_sub(1);
+            // SAFETY: as above.
+            unsafe { *pd.add(l) = (value(l) & !keep) | (*pd.add(l) & keep) };
+        }
     }
 }

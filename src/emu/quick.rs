@@ -174,16 +174,10 @@ fn operand(warp: &Warp, o: Opd) -> Operand {
     }
 }
 
-/// The 32 lanes of `o` as an array: the register's, or the immediate written into `splat`.
+/// Register `r`'s 32 lanes.
 #[inline(always)]
-fn lanes<'w>(warp: &'w Warp, o: Opd, splat: &'w mut [u64; 32]) -> &'w [u64; 32] {
-    match o {
-        Opd::Reg(r) => warp.reg(r).try_into().expect("32 lanes"),
-        Opd::Imm(v) => {
-            *splat = [v; 32];
-            splat
-        }
-    }
+fn reg_lanes(warp: &Warp, r: Reg) -> &[u64; 32] {
+    warp.reg(r).try_into().expect("32 lanes")
 }
 
 impl Quick {
@@ -266,8 +260,21 @@ impl Quick {
                 }
             }
             Quick::Setp { cmp, ty, d, a, b } => {
-                let (mut sa, mut sb) = ([0; 32], [0; 32]);
-                let bits = alu::compare_lanes(cmp, ty, lanes(warp, a, &mut sa), lanes(warp, b, &mut sb));
+                let bits = match (a, b) {
+                    (Opd::Reg(a), Opd::Reg(b)) => {
+                        let (a, b) = (reg_lanes(warp, a), reg_lanes(warp, b));
+                        alu::compare_lanes(cmp, ty, |l| a[l], |l| b[l])
+                    }
+                    (Opd::Reg(a), Opd::Imm(b)) => {
+                        let a = reg_lanes(warp, a);
+                        alu::compare_lanes(cmp, ty, |l| a[l], |_| b)
+                    }
+                    (Opd::Imm(a), Opd::Reg(b)) => {
+                        let b = reg_lanes(warp, b);
+                        alu::compare_lanes(cmp, ty, |_| a, |l| b[l])
+                    }
+                    (Opd::Imm(a), Opd::Imm(b)) => alu::compare_lanes(cmp, ty, |_| a, |_| b),
+                };
                 warp.write_pred(d, m, bits);
             }
             Quick::Pred { d, op, a, b } => warp.set_pred(d, m, op, a, b),
