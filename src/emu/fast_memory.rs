@@ -179,14 +179,19 @@ impl BlockRunner<'_> {
                 Some(row) => {
                     let dst = warp.reg_mut(d);
                     // A full warp is one run too: one loop serves every mask.
-                    for_each_lane(
-                        m,
-                        #[inline(always)]
-                        |l| {
-                            let v = row[l].load(Ordering::Relaxed);
-                            dst[l] = if sign_extend { v as i32 as i64 as u64 } else { v as u64 };
-                        },
-                    );
+                    if sign_extend {
+                        for_each_lane(
+                            m,
+                            #[inline(always)]
+                            |l| dst[l] = row[l].load(Ordering::Relaxed) as i32 as i64 as u64,
+                        );
+                    } else {
+                        for_each_lane(
+                            m,
+                            #[inline(always)]
+                            |l| dst[l] = row[l].load(Ordering::Relaxed) as u64,
+                        );
+                    }
                 }
                 // Straight into the register: every address was computed above, so a
                 // destination that is also the address register is no problem.
