@@ -95,6 +95,9 @@ impl BlockRunner<'_> {
             } if srcs.len() == 1 && (*bytes == 4 || *bytes == 8) => (*bytes as u64, *addr, Some(srcs[0]), None),
             _ => return false,
         };
+        if m != 0 && bytes == 4 && one_run(m) && self.global_row(warp, pc, m, addr, store_src, load) {
+            return true;
+        }
         let addrs = lane_addresses(warp, addr);
         // One buffer for every active lane, aligned: else the general path decides.
         let first = addrs[m.trailing_zeros() as usize];
@@ -202,12 +205,90 @@ impl BlockRunner<'_> {
             },
             (None, None) => unreachable!("a load has a destination"),
         }
+        self.count_global(pc, n, bytes, sectors);
+        true
+    }
+
+    /// The commonest access of all, on its own short path: lanes `m` one run of lanes (the
+    /// whole warp, or a row cut at the grid's edge), each one 4-byte element, lane l at
+    /// `first + 4 l` (a warp reading or writing a row of floats), inside one buffer. `false`
+    /// when the access is anything else (nothing changed then); the general path gives the
+    /// same result, this one only skips its address array and per-lane masks.
+    #[inline(always)]
+    fn global_row(
+        &mut self,
+        warp: &mut Warp,
+        pc: usize,
+        m: u32,
+        addr: super::ir::Addr,
+        store_src: Option<super::ir::Src>,
+        load: Option<(super::ir::Reg, bool)>,
+    ) -> bool {
+        let Some(r) = addr.base else { return false };
+        let (lo, hi) = (m.trailing_zeros() as usize, 31 - m.leading_zeros() as usize);
+        let base: &[u64; 32] = warp.reg(r).try_into().expect("32 lanes");
+        // Lane l of the run must hold `base[lo] + 4 (l - lo)`; the lanes outside the run
+        // are masked out (a wrapping compare keeps the loop branch-free and vectorised).
+        let mut off_row = 0u64;
+        for (l, &b) in base.iter().enumerate() {
+            let in_run = ((l.wrapping_sub(lo) <= hi - lo) as u64).wrapping_neg();
+            off_row |= (b.wrapping_sub(base[lo]) ^ ((l.wrapping_sub(lo) as u64) << 2)) & in_run;
+        }
+        let first = base[lo].wrapping_add(addr.offset as u64);
+        let last = first.wrapping_add(4 * (hi - lo) as u64);
+        if off_row != 0 || last < first {
+            return false;
+        }
+        let Ok(buffer) = self.mem.find(first, 4) else {
+            return false;
+        };
+        let b = &self.mem.buffers[buffer];
+        if last + 4 > b.end() {
+            return false;
+        }
+        let mem = self.mem;
+        // Word 0 of `row` is lane 0's, which may lie before the buffer (then the general
+        // path runs it).
+        let Some(row) = mem.row_words(buffer, ((first - b.base) / 4) as isize - lo as isize) else {
+            return false;
+        };
+        match (store_src, load) {
+            (Some(src), _) => {
+                let mut scratch = MaybeUninit::uninit();
+                let values = self.lanes(warp, src, &mut scratch);
+                mem.note_store(buffer);
+                for l in lo..hi + 1 {
+                    row[l].store(values[l] as u32, Ordering::Relaxed);
+                }
+            }
+            (None, Some((d, sign_extend))) => {
+                let dst = warp.reg_mut(d);
+                if sign_extend {
+                    for l in lo..hi + 1 {
+                        dst[l] = row[l].load(Ordering::Relaxed) as i32 as i64 as u64;
+                    }
+                } else {
+                    for l in lo..hi + 1 {
+                        dst[l] = row[l].load(Ordering::Relaxed) as u64;
+                    }
+                }
+            }
+            (None, None) => unreachable!("a load has a destination"),
+        }
+        let lanes = (hi - lo + 1) as u64;
+        self.count_global(pc, lanes, 4, (last >> 5) - (first >> 5) + 1);
+        true
+    }
+
+    /// Counts one global access instruction of `lanes` lanes of `bytes` each that touched
+    /// `sectors` distinct sectors.
+    #[inline(always)]
+    fn count_global(&mut self, pc: usize, lanes: u64, bytes: u64, sectors: u64) {
         let s = &mut self.stats.per_pc[pc];
         s.global_warp_insts += 1;
-        s.global_lanes += n;
+        s.global_lanes += lanes;
         s.sectors += sectors;
-        s.ideal_sectors += (n * bytes).div_ceil(32);
-        true
+        s.ideal_sectors += (lanes * bytes).div_ceil(32);
     }
 }
 
