@@ -324,7 +324,9 @@ impl<'a> BlockRunner<'a> {
                     }
                     _ => {
                         if eff != 0 {
-                            match self.prog.quick[pc] {
+                            // By reference: a quick form is up to 56 bytes, and copying it out
+                            // cost as much as the match.
+                            match &self.prog.quick[pc] {
                                 Quick::General => self.execute(warp, pc, eff)?,
                                 quick => quick.run(warp, eff),
                             }

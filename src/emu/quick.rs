@@ -183,8 +183,8 @@ fn reg_lanes(warp: &Warp, r: Reg) -> &[u64; 32] {
 impl Quick {
     /// Runs this quick form (not `General`) for the lanes of `m`.
     #[inline(always)]
-    pub fn run(self, warp: &mut Warp, m: u32) {
-        match self {
+    pub fn run(&self, warp: &mut Warp, m: u32) {
+        match *self {
             Quick::General => unreachable!("execute runs the general form"),
             Quick::Mov { d, a } => {
                 let a = operand(warp, a);
