@@ -8,8 +8,8 @@ use haloscope::backend::{BackendChoice, CancelFlag};
 use haloscope::backends::{Backends, GpuProbe};
 use haloscope::compile::{Target, compile_kernel};
 use haloscope::emu::{Program, RunOptions, host_threads, launch_lesson_kernel, load_program};
-use haloscope::harness::buffers::{zeroed_f32, zeroed_u32};
-use haloscope::harness::{POISON_BITS, random_inputs};
+use haloscope::harness::buffers::fresh_launch_buffers;
+use haloscope::harness::random_inputs;
 use haloscope::lesson::{Course, Lesson};
 use haloscope::pipeline::RunRequest;
 use std::time::Instant;
@@ -42,11 +42,7 @@ fn time_launch(prog: &Program, lesson: &Lesson, n: u32, options: &RunOptions, re
     let mut best = f64::MAX;
     let mut last = None;
     for _ in 0..repeats {
-        // Fresh buffers as the app allocates them (huge pages asked for), not clones.
-        let mut words = zeroed_u32(count);
-        words.fill(POISON_BITS);
-        let mut input = zeroed_f32(count);
-        input.copy_from_slice(&inputs);
+        let (input, words) = fresh_launch_buffers(&inputs);
         let started = Instant::now();
         let launched =
             launch_lesson_kernel(prog, lesson, n, input, words, options, &CancelFlag::default()).expect("launch");

@@ -7,8 +7,8 @@
 use haloscope::backend::CancelFlag;
 use haloscope::compile::{Target, compile_kernel};
 use haloscope::emu::{LaunchStats, RunOptions, launch_lesson_kernel, load_program};
-use haloscope::harness::buffers::{zeroed_f32, zeroed_u32};
-use haloscope::harness::{POISON_BITS, random_inputs};
+use haloscope::harness::buffers::fresh_launch_buffers;
+use haloscope::harness::random_inputs;
 use haloscope::lesson::Course;
 use std::collections::BTreeMap;
 use std::time::Instant;
@@ -36,11 +36,7 @@ fn main() {
     let repeats: usize = std::env::var("EMU_MIX_REPEATS").map_or(1, |s| s.parse().expect("EMU_MIX_REPEATS"));
     let mut best: Option<(f64, LaunchStats)> = None;
     for _ in 0..repeats.max(1) {
-        // Fresh buffers as the app allocates them (huge pages asked for), not clones.
-        let mut words = zeroed_u32(count);
-        words.fill(POISON_BITS);
-        let mut input = zeroed_f32(count);
-        input.copy_from_slice(&inputs);
+        let (input, words) = fresh_launch_buffers(&inputs);
         let started = Instant::now();
         let launched =
             launch_lesson_kernel(&prog, lesson, n, input, words, &options, &CancelFlag::default()).expect("launch");

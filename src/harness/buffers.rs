@@ -42,3 +42,14 @@ fn prefer_huge_pages<T>(buffer: &[T]) {
         }
     }
 }
+
+/// A copy of `inputs` and an output of poisoned words, both fresh and allocated as the app's
+/// verification allocates them (huge pages asked for): what a benchmark lends a launch, so
+/// that the launch meets the same memory as in a real Run rather than a clone's 4 KiB pages.
+pub fn fresh_launch_buffers(inputs: &[f32]) -> (Vec<f32>, Vec<u32>) {
+    let mut input = zeroed_f32(inputs.len());
+    input.copy_from_slice(inputs);
+    let mut words = zeroed_u32(inputs.len());
+    words.fill(super::POISON_BITS);
+    (input, words)
+}
