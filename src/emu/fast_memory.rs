@@ -18,8 +18,6 @@ use std::sync::atomic::Ordering;
 /// a loop the compiler vectorises.
 #[inline(always)]
 fn lane_addresses(warp: &Warp, addr: super::ir::Addr) -> [u64; 32] {
-    // Plain loops, not `array::from_fn`: that one was left as a call of its own, and cost as
-    // much as the rest of a row load.
     let offset = addr.offset as u64;
     let mut addrs = [offset; 32];
     if let Some(r) = addr.base {
