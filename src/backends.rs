@@ -7,7 +7,7 @@ use crate::backend::{Backend, BackendChoice, CancelFlag, KernelFault};
 use crate::emu::{EmulatorBackend, EmulatorOptions, TracedAccess};
 use crate::gpu::GpuBackend;
 use crate::lesson::Lesson;
-use crate::pipeline::{Progress, RunRequest, run_stages, run_without_backend};
+use crate::pipeline::{EarlyCompile, Progress, RunRequest, run_stages, run_without_backend_after};
 use crate::reads::watched_block;
 use crate::report::RunReport;
 
@@ -135,14 +135,24 @@ impl Backends {
     ) -> RunOutput {
         let watch = trace.then(|| watched_block(lesson));
         self.emulator.set_watch(watch);
-        let (mut report, kernel, notice, on_emulator) = match self.acquire(choice) {
-            Ok((backend, notice)) => {
-                let on_emulator = backend.info().kind == crate::backend::BackendKind::Emulator;
-                let (report, kernel) = run_stages(lesson, request, backend, progress, cancel);
-                (report, kernel, notice, on_emulator)
+        let (mut report, kernel, notice, on_emulator) = std::thread::scope(|scope| {
+            // The kernel compiles while a GPU worker starts (its Hello takes a few hundred
+            // milliseconds); on a warm worker or the emulator this costs nothing.
+            let early = EarlyCompile::start(scope, lesson, request);
+            match self.acquire(choice) {
+                Ok((backend, notice)) => {
+                    let on_emulator = backend.info().kind == crate::backend::BackendKind::Emulator;
+                    let (report, kernel) = run_stages(lesson, request, backend, early, progress, cancel);
+                    (report, kernel, notice, on_emulator)
+                }
+                Err(fault) => (
+                    run_without_backend_after(lesson, request, fault, early, progress),
+                    None,
+                    None,
+                    false,
+                ),
             }
-            Err(fault) => (run_without_backend(lesson, request, fault, progress), None, None, false),
-        };
+        });
         if let Some(Notice(notice)) = &notice {
             report.headline = format!("{notice}. {}", report.headline);
             report.notice = Some(notice.clone());

@@ -50,8 +50,19 @@ pub fn run_without_backend(
     fault: KernelFault,
     progress: &mut dyn FnMut(Progress),
 ) -> RunReport {
+    run_without_backend_after(lesson, request, fault, None, progress)
+}
+
+/// `run_without_backend`, using the compile `early` began when it was for the same target.
+pub(crate) fn run_without_backend_after(
+    lesson: &Lesson,
+    request: &RunRequest,
+    fault: KernelFault,
+    early: Option<EarlyCompile>,
+    progress: &mut dyn FnMut(Progress),
+) -> RunReport {
     let mut run = Run::new(lesson, request, None);
-    if run.compile(Target::EMULATOR, progress).is_some() {
+    if run.compile(Target::EMULATOR, early, progress).is_some() {
         run.finish_with_fault(fault);
     }
     run.report
@@ -65,27 +76,28 @@ pub fn run_with_backend(
     progress: &mut dyn FnMut(Progress),
     cancel: &CancelFlag,
 ) -> RunReport {
-    run_stages(lesson, request, backend, progress, cancel).0
+    run_stages(lesson, request, backend, None, progress, cancel).0
 }
 
 /// A whole run on `backend`, and the compiled kernel when it compiled (the policy emulates
-/// one launch of it for the diagram after a GPU run, without compiling again).
+/// one launch of it for the diagram after a GPU run, without compiling again). `early` is a
+/// compile begun before the backend was ready; it is used when its target is the backend's.
 pub(crate) fn run_stages(
     lesson: &Lesson,
     request: &RunRequest,
     backend: &mut dyn Backend,
+    early: Option<EarlyCompile>,
     progress: &mut dyn FnMut(Progress),
     cancel: &CancelFlag,
 ) -> (RunReport, Option<CompiledKernel>) {
-    crate::timeline("run: compiling");
     let mut run = Run::new(lesson, request, Some(backend.info()));
     backend.prepare(lesson, run.report.seed);
-    let Some(mut kernel) = run.compile(backend.target(), progress) else {
+    // nvdisasm takes about half a second: the machine-code check starts as soon as the
+    // kernel has compiled and runs while the sizes are verified, and so does the GPU's
+    // profile (its own process).
+    let Some((mut kernel, machine_code)) = run.compile(backend.target(), early, progress) else {
         return (run.report, None);
     };
-    // nvdisasm takes about half a second: it runs while the sizes are verified, and so
-    // does the GPU's profile (its own process).
-    let machine_code = start_machine_code_check(&kernel);
     let profile_seed = size_seed(run.report.seed, lesson.profile_size);
     let profiling_alongside = backend.start_profile(lesson, &kernel, profile_seed);
 
@@ -187,6 +199,67 @@ fn explain_endless_loop(fault: KernelFault, machine_code: Option<MachineCodeChec
     }
 }
 
+/// A compile begun on a thread of its own before the backend is ready (`Backends::run`): the
+/// GPU worker takes a few hundred milliseconds to make its CUDA context, and the kernel
+/// compiles, and its machine-code check starts, meanwhile. It is begun for the reference
+/// card's target, which is the emulator's and the H200's; a backend with another target
+/// compiles again.
+pub(crate) struct EarlyCompile<'scope> {
+    target: Target,
+    handle: std::thread::ScopedJoinHandle<'scope, Compiled>,
+}
+
+impl<'scope> EarlyCompile<'scope> {
+    pub(crate) fn start<'env>(
+        scope: &'scope std::thread::Scope<'scope, 'env>,
+        lesson: &'env Lesson,
+        request: &'env RunRequest,
+    ) -> Option<EarlyCompile<'scope>> {
+        let target = Target::EMULATOR;
+        std::thread::Builder::new()
+            .name("early compile".into())
+            .spawn_scoped(scope, move || Compiled::now(lesson, request, target))
+            .ok()
+            .map(|handle| EarlyCompile { target, handle })
+    }
+
+    /// Its result; None when its thread panicked (the run then compiles on its own thread,
+    /// where the same panic is reported as any other).
+    fn join(self) -> Option<Compiled> {
+        self.handle.join().ok()
+    }
+}
+
+/// A finished compile: the compiler's answer, how long it took, and the machine-code check
+/// started on its cubin.
+pub(crate) struct Compiled {
+    result: Result<CompiledKernel, CompileFailure>,
+    took: std::time::Duration,
+    machine_code: Option<MachineCodeCheck>,
+}
+
+impl Compiled {
+    fn now(lesson: &Lesson, request: &RunRequest, target: Target) -> Compiled {
+        crate::timeline("run: compiling");
+        let started = Instant::now();
+        let result = compile_kernel(
+            &request.source,
+            &request.source_name,
+            lesson,
+            target,
+            request.nvrtc_path.as_deref(),
+        );
+        let took = started.elapsed();
+        crate::timeline("run: compiled");
+        let machine_code = result.as_ref().ok().and_then(start_machine_code_check);
+        Compiled {
+            result,
+            took,
+            machine_code,
+        }
+    }
+}
+
 /// Compares the kernel's PTX with its machine code in a thread of its own, when there is
 /// machine code (CUDA kernels; Rust kernels are loaded as PTX).
 fn start_machine_code_check(kernel: &crate::compile::CompiledKernel) -> Option<MachineCodeCheck> {
@@ -252,24 +325,27 @@ impl<'a> Run<'a> {
         self.report.headline = headline;
     }
 
+    /// The kernel compiled for `target` (by `early` when it was for that target) and its
+    /// machine-code check, or None with the compile failure in the report.
     fn compile(
         &mut self,
         target: Target,
+        early: Option<EarlyCompile>,
         progress: &mut dyn FnMut(Progress),
-    ) -> Option<crate::compile::CompiledKernel> {
+    ) -> Option<(CompiledKernel, Option<MachineCodeCheck>)> {
         progress(Progress::Compiling {
             compiler: Language::of(&self.request.source_name).compiler(),
         });
-        let started = Instant::now();
-        let result = compile_kernel(
-            &self.request.source,
-            &self.request.source_name,
-            self.lesson,
-            target,
-            self.request.nvrtc_path.as_deref(),
-        );
-        self.stage("compile", started);
-        match result {
+        let compiled = match early {
+            Some(early) if early.target == target => early.join(),
+            _ => None,
+        }
+        .unwrap_or_else(|| Compiled::now(self.lesson, self.request, target));
+        self.report.stages.push(StageTime {
+            stage: "compile".into(),
+            millis: compiled.took.as_secs_f64() * 1e3,
+        });
+        match compiled.result {
             Ok(kernel) => {
                 self.report.compile = Some(CompileSummary {
                     millis: kernel.millis,
@@ -279,7 +355,7 @@ impl<'a> Run<'a> {
                     target: format!("{:?}", kernel.target),
                     warnings: kernel.diagnostics.clone(),
                 });
-                Some(kernel)
+                Some((kernel, compiled.machine_code))
             }
             Err(failure) => {
                 let verdict = match &failure {
