@@ -239,3 +239,12 @@ fn intrinsics_and_math_functions_run_on_the_emulator() {
     assert_eq!(r.verdict, Verdict::WrongResults, "{}", r.headline);
     assert_eq!(r.sizes.len(), 3, "{}", r.headline);
 }
+
+#[test]
+fn dynamic_shared_memory_size_is_the_contracts() {
+    // `%dynamic_smem_size` read with inline PTX: the contract's dynamic_shared_bytes (0 for
+    // the 1D lesson, as on the H200), added to every output; any other value fails them all.
+    let r = common::run_on_emulator("stencil-1d", "tests/learner/dynamic_smem_size.cu", 3);
+    assert!(r.fault.is_none(), "{}", r.headline);
+    assert!(r.sizes.iter().all(|s| s.passed()), "{}", r.headline);
+}

@@ -491,6 +491,7 @@ impl<'a> BlockRunner<'a> {
             Special::LaneMaskLe => per_lane(&|l| ((1u64 << (warp.lane_id[l] + 1)) - 1) & 0xFFFF_FFFF),
             Special::LaneMaskGt => per_lane(&|l| !((1u64 << (warp.lane_id[l] + 1)) - 1) & 0xFFFF_FFFF),
             Special::LaneMaskGe => per_lane(&|l| !((1u64 << warp.lane_id[l]) - 1) & 0xFFFF_FFFF),
+            Special::DynamicSmemSize => uniform(self.cfg.dynamic_shared as u64),
         }
     }
 

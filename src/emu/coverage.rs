@@ -161,7 +161,6 @@ mod tests {
             "ld.global.b128",
             "atom.global.add.noftz.f16",
             "brx.idx",
-            "%dynamic_smem_size",
         ];
         assert_eq!(unsupported.len(), expected_missing.len(), "{unsupported:#?}");
         for (line, want) in unsupported.iter().zip(expected_missing) {

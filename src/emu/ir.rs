@@ -23,6 +23,8 @@ pub enum Special {
     LaneMaskLe,
     LaneMaskGt,
     LaneMaskGe,
+    /// `%dynamic_smem_size`: the launch's dynamic shared memory in bytes (the contract's).
+    DynamicSmemSize,
 }
 
 /// A source operand.

@@ -972,6 +972,7 @@ fn special(name: &str) -> Option<Special> {
         "%lanemask_le" => Special::LaneMaskLe,
         "%lanemask_gt" => Special::LaneMaskGt,
         "%lanemask_ge" => Special::LaneMaskGe,
+        "%dynamic_smem_size" => Special::DynamicSmemSize,
         _ => return None,
     })
 }
