@@ -206,7 +206,9 @@ fn explain_endless_loop(fault: KernelFault, machine_code: Option<MachineCodeChec
 /// compiles again.
 pub(crate) struct EarlyCompile<'scope> {
     target: Target,
-    handle: std::thread::ScopedJoinHandle<'scope, Compiled>,
+    /// None when the compile panicked: caught on its thread, so that a compile nobody joins
+    /// (the backend wanted another target) cannot panic the end of the run's scope.
+    handle: std::thread::ScopedJoinHandle<'scope, Option<Compiled>>,
 }
 
 impl<'scope> EarlyCompile<'scope> {
@@ -218,7 +220,9 @@ impl<'scope> EarlyCompile<'scope> {
         let target = Target::EMULATOR;
         std::thread::Builder::new()
             .name("early compile".into())
-            .spawn_scoped(scope, move || Compiled::now(lesson, request, target))
+            .spawn_scoped(scope, move || {
+                std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| Compiled::now(lesson, request, target))).ok()
+            })
             .ok()
             .map(|handle| EarlyCompile { target, handle })
     }
@@ -226,7 +230,7 @@ impl<'scope> EarlyCompile<'scope> {
     /// Its result; None when its thread panicked (the run then compiles on its own thread,
     /// where the same panic is reported as any other).
     fn join(self) -> Option<Compiled> {
-        self.handle.join().ok()
+        self.handle.join().ok().flatten()
     }
 }
 

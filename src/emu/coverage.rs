@@ -157,11 +157,7 @@ mod tests {
             .map(|(_, t, why)| format!("{t}: {}", why.unwrap()))
             .collect();
         // What is still missing is listed in docs/emulator.md; this pins the list.
-        let expected_missing = [
-            "ld.global.b128",
-            "atom.global.add.noftz.f16",
-            "brx.idx",
-        ];
+        let expected_missing = ["ld.global.b128", "atom.global.add.noftz.f16", "brx.idx"];
         assert_eq!(unsupported.len(), expected_missing.len(), "{unsupported:#?}");
         for (line, want) in unsupported.iter().zip(expected_missing) {
             assert!(line.contains(want), "{line} should be about {want}");
