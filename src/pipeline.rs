@@ -274,7 +274,11 @@ fn start_machine_code_check(kernel: &crate::compile::CompiledKernel) -> Option<M
     let ptx = kernel.ptx.clone();
     std::thread::Builder::new()
         .name("machine-code check".into())
-        .spawn(move || crate::compile::machine_code::check(&ptx, &cubin, sm))
+        .spawn(move || {
+            let code = crate::compile::machine_code::check(&ptx, &cubin, sm);
+            crate::timeline("machine-code check done");
+            code
+        })
         .ok()
 }
 

@@ -42,6 +42,7 @@ pub fn start(spare: &mut Option<Worker>, request: Request, timeout: Duration) ->
             // The child is dropped (killed, if still alive) when the thread ends.
             let started = Instant::now();
             let reply = child.request(&request, timeout);
+            crate::timeline("profiler child replied");
             let _ = tx.send((reply, started.elapsed()));
         })
         .map_err(|e| WorkerError::Spawn(format!("cannot start the profiler thread: {e}")))?;
