@@ -129,3 +129,14 @@ fn a_missing_kernel_file_is_named() {
     assert_eq!(err.field.as_deref(), Some("files.solution"), "{err}");
     assert!(err.message.contains("no_such_solution.cu"), "{err}");
 }
+
+#[test]
+fn sizes_are_capped_at_a_512_cubed_grid() {
+    // 2D: 11585^2 < 2^27 (512^3) < 11586^2.
+    let fits = load_edited(|t| t.replace("verify_sizes = [33, 257, 4096]", "verify_sizes = [33, 257, 11585]"));
+    assert!(fits.is_ok(), "{:?}", fits.err());
+    let err =
+        load_edited(|t| t.replace("verify_sizes = [33, 257, 4096]", "verify_sizes = [33, 257, 11586]")).unwrap_err();
+    assert_eq!(err.field.as_deref(), Some("problem.verify_sizes"), "{err}");
+    assert!(err.message.contains("134217728"), "{err}");
+}
