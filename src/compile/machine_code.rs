@@ -111,7 +111,40 @@ impl MachineCodeLine {
 
 /// Compares `ptx` with the machine code ptxas made of it (`cubin`, for `sm`). Errors say
 /// why the check could not run (no nvdisasm, or it failed); they are notes, not failures.
+///
+/// nvdisasm takes about 0.3 s whatever the kernel, often the longest step of a run after
+/// the launches, so the answers for the last few kernels are kept in this process: the
+/// app's Run of an unchanged kernel, its Compare view (the GPU's sm_90 cubin is the
+/// emulator's) and a class whose submissions include the unchanged starter ask again.
 pub fn check(ptx: &str, cubin: &[u8], sm: u32) -> Result<MachineCode, String> {
+    const KEPT: usize = 16;
+    let same = |(p, c, s): &(String, Vec<u8>, u32)| p == ptx && c == cubin && *s == sm;
+    let known = recent_checks()
+        .iter()
+        .find(|(key, _)| same(key))
+        .map(|(_, code)| code.clone());
+    if let Some(code) = known {
+        return Ok(code);
+    }
+    // Errors are not kept: a missing nvdisasm may be installed while the app runs.
+    let code = check_uncached(ptx, cubin, sm)?;
+    let mut kept = recent_checks();
+    if kept.len() == KEPT {
+        kept.remove(0);
+    }
+    kept.push(((ptx.to_string(), cubin.to_vec(), sm), code.clone()));
+    Ok(code)
+}
+
+/// The last checks made in this process: (PTX, cubin, sm) and the answer.
+type RecentChecks = Vec<((String, Vec<u8>, u32), MachineCode)>;
+
+fn recent_checks() -> std::sync::MutexGuard<'static, RecentChecks> {
+    static RECENT: std::sync::Mutex<RecentChecks> = std::sync::Mutex::new(Vec::new());
+    RECENT.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
+fn check_uncached(ptx: &str, cubin: &[u8], sm: u32) -> Result<MachineCode, String> {
     let tool = nvdisasm().ok_or_else(|| {
         "nvdisasm was not found (scripts/setup.sh installs it from PyPI: nvidia-cuda-nvdisasm; or set $HALOSCOPE_NVDISASM)"
             .to_string()
@@ -185,9 +218,11 @@ fn loc_per_ptx_line(ptx: &str) -> BTreeMap<u32, u32> {
 }
 
 /// `nvdisasm -g -gp -c` of the cubin, through a temporary file (it reads only files).
+/// How many times this process has run nvdisasm (it also numbers the temporary files).
+static DISASSEMBLED: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+
 fn disassemble(tool: &Path, cubin: &[u8]) -> Result<String, String> {
-    static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
-    let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let n = DISASSEMBLED.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
     let file = std::env::temp_dir().join(format!("haloscope-{}-{n}.cubin", std::process::id()));
     std::fs::write(&file, cubin).map_err(|e| format!("cannot write {}: {e}", file.display()))?;
     let output = std::process::Command::new(tool)
@@ -346,6 +381,29 @@ mod tests {
 \tst.global.f32 \t[%rd3], %f3;
 \tatom.global.add.u32 \t%r2, [%rd3], 1;
 }";
+
+    #[test]
+    fn a_kernel_checked_again_is_answered_without_nvdisasm() {
+        use std::sync::atomic::Ordering::Relaxed;
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+        let lesson = crate::lesson::load_lesson(&root.join("lessons/stencil-1d")).unwrap();
+        let source = std::fs::read_to_string(root.join("kernels/stencil-1d/solution.cu")).unwrap();
+        let kernel =
+            crate::compile::compile_kernel(&source, "solution.cu", &lesson, crate::compile::Target::EMULATOR, None)
+                .unwrap();
+        let cubin = kernel.cubin.as_deref().unwrap();
+        let before = DISASSEMBLED.load(Relaxed);
+        let first = check(&kernel.ptx, cubin, REFERENCE_SM).unwrap();
+        assert_eq!(DISASSEMBLED.load(Relaxed), before + 1);
+        let again = check(&kernel.ptx, cubin, REFERENCE_SM).unwrap();
+        assert_eq!(DISASSEMBLED.load(Relaxed), before + 1, "the second check ran nvdisasm");
+        assert_eq!(first, again);
+        // Another cubin is another kernel.
+        let mut other = cubin.to_vec();
+        *other.last_mut().unwrap() ^= 1;
+        let _ = check(&kernel.ptx, &other, REFERENCE_SM);
+        assert_eq!(DISASSEMBLED.load(Relaxed), before + 2);
+    }
 
     #[test]
     fn sass_instructions_are_counted_per_ptx_line() {
