@@ -92,7 +92,7 @@ pub(crate) fn run_stages(
 ) -> (RunReport, Option<CompiledKernel>) {
     let mut run = Run::new(lesson, request, Some(backend.info()));
     backend.prepare(lesson, run.report.seed);
-    // nvdisasm takes about half a second: the machine-code check starts as soon as the
+    // nvdisasm takes about 0.3 s: the machine-code check starts as soon as the
     // kernel has compiled and runs while the sizes are verified, and so does the GPU's
     // profile (its own process).
     let Some((mut kernel, machine_code)) = run.compile(backend.target(), early, progress) else {
@@ -227,8 +227,8 @@ impl<'scope> EarlyCompile<'scope> {
             .map(|handle| EarlyCompile { target, handle })
     }
 
-    /// Its result; None when its thread panicked (the run then compiles on its own thread,
-    /// where the same panic is reported as any other).
+    /// Its result; None when its thread panicked (the run then compiles again on the run's
+    /// own thread, where a panic is reported as any other).
     fn join(self) -> Option<Compiled> {
         self.handle.join().ok().flatten()
     }
