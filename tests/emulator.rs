@@ -255,3 +255,46 @@ fn every_lesson_kernel_behaves_as_its_lesson_declares() {
         assert_eq!(code, 0, "{lesson}:\n{out}\n{err}");
     }
 }
+
+#[test]
+fn an_emulator_failure_ends_the_run_with_its_line_instead_of_a_crash() {
+    // A bug of the emulator (here provoked: the program is told it has one predicate
+    // register while the kernel uses several) panics on an emulator thread. The launch
+    // catches it and stops with a fault that names the instruction, as a kernel fault does.
+    let lesson = one_warp_lesson();
+    let source = "extern \"C\" __global__ void k(const float* in, float* out, int n)\n\
+                  {\n\
+                  \x20   int i = threadIdx.x;\n\
+                  \x20   if (i < n) {\n\
+                  \x20       out[i] = in[i];\n\
+                  \x20   }\n\
+                  }\n";
+    let kernel =
+        compile_kernel(source, "k.cu", &lesson, Target::EMULATOR, None).unwrap_or_else(|e| panic!("{}", e.headline()));
+    let mut prog = load_program(&kernel.ptx, "k").unwrap();
+    assert!(prog.pred_regs >= 1, "the kernel has a branch");
+    prog.pred_regs = 0;
+    let input = vec![1.0f32; 32];
+    let mut output = vec![0.0f32; 32];
+    let fault = run_lesson_kernel(
+        &prog,
+        &lesson,
+        32,
+        &input,
+        &mut output,
+        &RunOptions::default(),
+        &CancelFlag::default(),
+    )
+    .expect_err("the provoked failure");
+    assert!(
+        matches!(fault.kind, haloscope::emu::EmuFaultKind::Internal { .. }),
+        "{fault:?}"
+    );
+    let pc = fault.pc.expect("the instruction it failed on") as usize;
+    assert!(prog.insts[pc].opcode.starts_with("setp"), "{}", prog.insts[pc].opcode);
+    let message = haloscope::emu::kernel_fault(&prog, fault).message();
+    assert!(
+        message.contains("the emulator failed") && message.contains("line 4"),
+        "{message}"
+    );
+}

@@ -248,3 +248,31 @@ fn dynamic_shared_memory_size_is_the_contracts() {
     assert!(r.fault.is_none(), "{}", r.headline);
     assert!(r.sizes.iter().all(|s| s.passed()), "{}", r.headline);
 }
+
+#[test]
+fn block_scoped_registers_and_cxx_habits_run_with_every_size_right() {
+    // Kernels that once crashed the emulator (registers declared again in a `{ }` block:
+    // NVRTC's `__syncthreads_or`/`_count`, two inline-asm blocks declaring `p`), and C++ a
+    // learner brings from elsewhere (templates and lambdas, float4 views and __ldg, volatile
+    // shared memory, ballot masks, an atomicCAS loop, <cstdint> types). Every size right;
+    // the verdict is the lesson gate's.
+    let cases = [
+        ("syncthreads_or_count.cu", "stencil-2d", Verdict::Pass),
+        ("asm_blocks_same_names.cu", "stencil-1d", Verdict::GateFail),
+        ("template_tile_lambda.cu", "stencil-2d", Verdict::Pass),
+        ("float4_view_ldg.cu", "stencil-1d", Verdict::GateFail),
+        ("volatile_plane_3d.cu", "stencil-3d", Verdict::Pass),
+        ("ballot_mask_shuffles.cu", "stencil-1d", Verdict::Pass),
+        ("atomic_cas_float_max.cu", "stencil-1d", Verdict::GateFail),
+        ("registers_cstdint_3d.cu", "stencil-3d-registers", Verdict::GateFail),
+    ];
+    let mut wrong = Vec::new();
+    for (kernel, lesson, verdict) in cases {
+        let r = common::run_on_emulator(lesson, &format!("tests/learner/{kernel}"), 5);
+        let sizes_right = !r.sizes.is_empty() && r.sizes.iter().all(|s| s.passed());
+        if r.verdict != verdict || !sizes_right {
+            wrong.push(format!("{kernel}: {:?}, {}", r.verdict, r.headline));
+        }
+    }
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+}

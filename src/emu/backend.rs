@@ -348,6 +348,18 @@ pub fn kernel_fault(prog: &Program, f: EmuFault) -> KernelFault {
         EmuFaultKind::Unsupported { what } => KernelFault::Unsupported {
             message: format!("the emulator does not execute {what}, at {at}{ptx}"),
         },
+        EmuFaultKind::Internal { message } => KernelFault::Infrastructure {
+            // Which thread was running is not known here: the block and the line are.
+            message: format!(
+                "the emulator failed in block ({},{},{}) at line {}{ptx}: {message}. This is a fault of haloscope's \
+                 emulator, not of your kernel; the GPU backend runs it where there is a GPU. Please report it with \
+                 the kernel",
+                at.block[0],
+                at.block[1],
+                at.block[2],
+                at.line.map_or("?".to_string(), |l| l.to_string()),
+            ),
+        },
         EmuFaultKind::Cancelled => KernelFault::Cancelled,
     }
 }

@@ -71,6 +71,9 @@ pub struct BlockRunner<'a> {
     pub(super) scratch: Option<Box<Scratch>>,
     /// The heat map's counts, when the launch asked for them.
     pub(super) fetch: Option<FetchCounter>,
+    /// The instruction being executed, set before each: when the emulator itself fails (a
+    /// panic, caught by `launch`), it names the kernel's line and PTX instruction.
+    pub(super) at_pc: u32,
 }
 
 /// Accesses traced per thread of the watched block: enough for several z steps in 3D.
@@ -120,6 +123,7 @@ impl<'a> BlockRunner<'a> {
             fetch: cfg
                 .fetch_map
                 .map(|(window, base, end)| FetchCounter::new(FetchMap::new(window, prog), base, end)),
+            at_pc: 0,
         }
     }
 
@@ -292,6 +296,7 @@ impl<'a> BlockRunner<'a> {
             let top_index = warp.stack.len() - 1;
             let mut pc = top.pc as usize;
             loop {
+                self.at_pc = pc as u32;
                 warp.steps += 1;
                 if warp.steps.is_multiple_of(CHECK_EVERY) {
                     self.check_in(warp, pc, top.mask)?;

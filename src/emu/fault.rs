@@ -38,6 +38,10 @@ pub enum EmuFaultKind {
     Unsupported {
         what: String,
     },
+    /// The emulator itself failed (a bug of ours: a panic on one of its threads, caught).
+    Internal {
+        message: String,
+    },
     Cancelled,
 }
 

@@ -57,7 +57,7 @@ pub fn launch(
                                 abort.store(true, Ordering::Relaxed);
                                 break;
                             }
-                            if let Err(fault) = runner.run_block(index) {
+                            if let Err(fault) = run_block_catching(&mut runner, index) {
                                 if fault.kind != EmuFaultKind::Cancelled {
                                     record(&first_fault, fault);
                                 }
@@ -97,6 +97,25 @@ pub fn launch(
         total.merge(r);
     }
     Ok(total)
+}
+
+/// Runs one block; a panic inside the emulator (our bug, never the kernel's) becomes a fault
+/// that names the instruction it happened on, so the run ends with a message instead of
+/// taking the app or the CLI down. The launch stops there: the runner's state is not
+/// trusted after it.
+fn run_block_catching(runner: &mut BlockRunner, index: u64) -> Result<(), EmuFault> {
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| runner.run_block(index))) {
+        Ok(result) => result,
+        Err(payload) => {
+            let message = payload
+                .downcast_ref::<&str>()
+                .map(|s| s.to_string())
+                .or_else(|| payload.downcast_ref::<String>().cloned())
+                .unwrap_or_else(|| "a panic without a message".to_string());
+            let pc = runner.at_pc;
+            Err(runner.fault(EmuFaultKind::Internal { message }, Some(pc), None))
+        }
+    }
 }
 
 fn record(slot: &Mutex<Option<EmuFault>>, fault: EmuFault) {

@@ -23,6 +23,24 @@ pub enum Operand {
     List(Vec<String>),
 }
 
+impl Operand {
+    /// The operand with every register or symbol name it holds replaced by `rename`'s.
+    pub fn map_names(&self, rename: impl Fn(&str) -> String) -> Operand {
+        match self {
+            Operand::Name(n) => Operand::Name(rename(n)),
+            Operand::Address { base, offset } => Operand::Address {
+                base: base.as_deref().map(&rename),
+                offset: *offset,
+            },
+            Operand::Vector(v) => Operand::Vector(v.iter().map(|n| n.as_deref().map(&rename)).collect()),
+            Operand::PredPair(a, b) => Operand::PredPair(rename(a), rename(b)),
+            Operand::NotPred(n) => Operand::NotPred(rename(n)),
+            Operand::List(v) => Operand::List(v.iter().map(|n| rename(n)).collect()),
+            other => other.clone(),
+        }
+    }
+}
+
 #[derive(Debug, Clone, PartialEq)]
 pub struct Instruction {
     /// `@%p` / `@!%p` guard.

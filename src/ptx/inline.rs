@@ -104,18 +104,7 @@ impl Names {
     }
 
     fn operand(&self, op: &Operand) -> Operand {
-        match op {
-            Operand::Name(n) => Operand::Name(self.name(n)),
-            Operand::Address { base, offset } => Operand::Address {
-                base: base.as_deref().map(|b| self.name(b)),
-                offset: *offset,
-            },
-            Operand::Vector(v) => Operand::Vector(v.iter().map(|n| n.as_deref().map(|n| self.name(n))).collect()),
-            Operand::PredPair(a, b) => Operand::PredPair(self.name(a), self.name(b)),
-            Operand::NotPred(n) => Operand::NotPred(self.name(n)),
-            Operand::List(v) => Operand::List(v.iter().map(|n| self.name(n)).collect()),
-            other => other.clone(),
-        }
+        op.map_names(|n| self.name(n))
     }
 }
 

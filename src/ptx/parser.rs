@@ -424,7 +424,7 @@ impl Parser {
     }
 
     fn body(&mut self, function: &mut Function) -> Result<(), PtxError> {
-        let mut depth = 1;
+        let mut blocks = BlockScopes::default();
         loop {
             let line = self.line();
             let Some(tok) = self.peek().cloned() else {
@@ -433,22 +433,23 @@ impl Parser {
             match tok {
                 Tok::Punct('{') => {
                     self.pos += 1;
-                    depth += 1;
+                    blocks.enter();
                 }
                 Tok::Punct('}') => {
                     self.pos += 1;
-                    depth -= 1;
-                    if depth == 0 {
-                        return Ok(());
+                    if !blocks.leave() {
+                        return Ok(()); // the function's own closing brace
                     }
                 }
                 Tok::Punct('@') => {
                     let instruction = self.instruction()?;
-                    function.body.push(Statement::Instruction(instruction));
+                    function.body.push(Statement::Instruction(blocks.apply(instruction)));
                 }
                 Tok::Word(w) if w == ".reg" => {
                     self.pos += 1;
-                    function.regs.push(self.reg_decl()?);
+                    let mut decl = self.reg_decl()?;
+                    blocks.declare(&mut decl);
+                    function.regs.push(decl);
                 }
                 Tok::Word(w) if w == ".shared" || w == ".local" || w == ".const" || w == ".global" => {
                     let var = self.variable()?;
@@ -495,7 +496,7 @@ impl Parser {
                 }
                 Tok::Word(_) => {
                     let instruction = self.instruction()?;
-                    function.body.push(Statement::Instruction(instruction));
+                    function.body.push(Statement::Instruction(blocks.apply(instruction)));
                 }
                 _ => return self.error(format!("unexpected {} in a function body", self.describe())),
             }
@@ -636,6 +637,66 @@ impl Parser {
     }
 }
 
+/// The `{ }` blocks open inside a function body. PTX scopes a register declared in a block to
+/// that block, and NVRTC's expansions of `__syncthreads_or` and friends declare `%p1` and
+/// `%p2` again inside one, as learners' inline `asm` blocks declare `p` or `t` each time:
+/// each such register gets a name of its own, used for the block's extent.
+#[derive(Default)]
+struct BlockScopes {
+    /// One map per open block, innermost last: declared name -> the name it is given.
+    open: Vec<std::collections::HashMap<String, String>>,
+    made: usize,
+}
+
+impl BlockScopes {
+    fn enter(&mut self) {
+        self.open.push(Default::default());
+    }
+
+    /// Closes the innermost block; false when none is open (the brace ends the function).
+    fn leave(&mut self) -> bool {
+        self.open.pop().is_some()
+    }
+
+    /// Renames the registers `decl` declares inside a block; at function scope they keep
+    /// their names.
+    fn declare(&mut self, decl: &mut RegDecl) {
+        let Some(scope) = self.open.last_mut() else {
+            return;
+        };
+        for name in &mut decl.names {
+            self.made += 1;
+            let own = format!("{name}$block{}", self.made);
+            scope.insert(std::mem::replace(name, own.clone()), own);
+        }
+    }
+
+    fn name(&self, name: &str) -> String {
+        self.open
+            .iter()
+            .rev()
+            .find_map(|scope| scope.get(name))
+            .cloned()
+            .unwrap_or_else(|| name.to_string())
+    }
+
+    /// `instruction` with the names the open blocks declared replaced by their own.
+    fn apply(&self, instruction: Instruction) -> Instruction {
+        if self.open.iter().all(|scope| scope.is_empty()) {
+            return instruction;
+        }
+        Instruction {
+            guard: instruction.guard.map(|(g, negated)| (self.name(&g), negated)),
+            operands: instruction
+                .operands
+                .iter()
+                .map(|o| o.map_names(|n| self.name(n)))
+                .collect(),
+            ..instruction
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -664,6 +725,76 @@ $L__BB0_2:
 }
 	.file	1 "/tmp/k.cu"
 "#;
+
+    #[test]
+    fn a_register_declared_again_in_a_block_is_its_own_for_the_block() {
+        // NVRTC's `__syncthreads_or`: `%p1` and `%p2` declared again inside `{ }`; and two
+        // inline-asm blocks that both declare `p`.
+        let text = r#"
+.version 9.0
+.target sm_90
+.address_size 64
+.visible .entry k()
+{
+	.reg .pred 	%p<3>;
+	.reg .b32 	%r<3>;
+	setp.ne.s32 	%p1, %r1, 0;
+	{
+	.reg .pred 	%p1;
+	.reg .pred 	%p2;
+	setp.ne.u32 	%p1, %r2, 0;
+	bar.red.or.pred 	%p2, 0, %p1;
+	{ .reg .pred %p1; @%p1 bra $L; }
+	selp.u32 	%r1, 1, 0, %p2;
+	}
+	selp.u32 	%r2, 1, 0, %p1;
+	{ .reg .pred p; setp.eq.u32 p, %r1, 0; }
+	{ .reg .pred p; setp.eq.u32 p, %r2, 0; }
+$L:
+	ret;
+}
+"#;
+        let m = parse_module(text).unwrap();
+        let f = m.entry("k").unwrap();
+        let names: Vec<&str> = f.regs.iter().flat_map(|d| d.names.iter().map(String::as_str)).collect();
+        let unique: std::collections::HashSet<&str> = names.iter().copied().collect();
+        assert_eq!(
+            names.len(),
+            unique.len(),
+            "every register has a name of its own: {names:?}"
+        );
+        let instrs: Vec<&Instruction> = f
+            .body
+            .iter()
+            .filter_map(|s| match s {
+                Statement::Instruction(i) => Some(i),
+                _ => None,
+            })
+            .collect();
+        let written = |i: usize| match &instrs[i].operands[0] {
+            Operand::Name(n) => n.clone(),
+            other => panic!("{other:?}"),
+        };
+        let read_last = |i: usize| match instrs[i].operands.last().unwrap() {
+            Operand::Name(n) => n.clone(),
+            other => panic!("{other:?}"),
+        };
+        let outer_p1 = written(0);
+        assert_eq!(outer_p1, "%p1");
+        let inner_p1 = written(1);
+        assert_ne!(inner_p1, outer_p1);
+        // bar.red reads the block's %p1 and writes its %p2.
+        assert_eq!(read_last(2), inner_p1);
+        let inner_p2 = written(2);
+        assert_ne!(inner_p2, "%p2");
+        // The innermost block's own %p1 guards its branch.
+        let innermost = instrs[3].guard.as_ref().unwrap().0.clone();
+        assert!(innermost != inner_p1 && innermost != outer_p1, "{innermost}");
+        assert_eq!(read_last(4), inner_p2);
+        // After the block, %p1 is the function's again.
+        assert_eq!(read_last(5), "%p1");
+        assert_ne!(written(6), written(7), "each asm block's `p` is its own");
+    }
 
     #[test]
     fn parses_a_small_kernel() {

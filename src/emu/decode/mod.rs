@@ -89,12 +89,20 @@ impl Decoder {
         let mut global_end = DEVICE_GLOBALS_BASE;
         for decl in &function.regs {
             for name in &decl.names {
-                if decl.ty == "pred" {
+                // The parser gives a register declared again in a nested block a name of its
+                // own, so a name declared twice here is a PTX error ptxas would reject too.
+                let twice = if decl.ty == "pred" {
                     let id = d.pred_regs.len() as PReg;
-                    d.pred_regs.insert(name.clone(), id);
+                    d.pred_regs.insert(name.clone(), id).is_some()
                 } else {
                     let id = d.value_regs.len() as Reg;
-                    d.value_regs.insert(name.clone(), id);
+                    d.value_regs.insert(name.clone(), id).is_some()
+                };
+                if twice {
+                    return Err(PtxError {
+                        line: function.ptx_line,
+                        message: format!("register `{name}` is declared twice in `{}`", function.name),
+                    });
                 }
             }
         }
