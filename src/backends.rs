@@ -135,6 +135,30 @@ impl Backends {
     ) -> RunOutput {
         let watch = trace.then(|| watched_block(lesson));
         self.emulator.set_watch(watch);
+        let attempt = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            self.run_unguarded(lesson, request, choice, watch, progress, cancel)
+        }));
+        attempt.unwrap_or_else(|payload| RunOutput {
+            // A panic anywhere in a run is haloscope's bug: the learner gets a report that
+            // says so (the app would otherwise wait for a run that never ends).
+            report: crate::pipeline::report_for_internal_error(
+                lesson,
+                request,
+                &crate::panic_message(payload.as_ref()),
+            ),
+            trace: Trace::default(),
+        })
+    }
+
+    fn run_unguarded(
+        &mut self,
+        lesson: &Lesson,
+        request: &RunRequest,
+        choice: BackendChoice,
+        watch: Option<[u32; 3]>,
+        progress: &mut dyn FnMut(Progress),
+        cancel: &CancelFlag,
+    ) -> RunOutput {
         let (mut report, kernel, notice, on_emulator) = std::thread::scope(|scope| {
             // The kernel compiles while a GPU worker starts (its Hello takes a few hundred
             // milliseconds); on a warm worker or the emulator this costs nothing.

@@ -27,6 +27,15 @@ pub mod report;
 /// When this process started (set first thing in `main`), for the launch-to-first-frame figure.
 pub static PROCESS_START: std::sync::OnceLock<std::time::Instant> = std::sync::OnceLock::new();
 
+/// The text a caught panic carried (`panic!` with a literal or with a format).
+pub(crate) fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
+    payload
+        .downcast_ref::<&str>()
+        .map(|s| s.to_string())
+        .or_else(|| payload.downcast_ref::<String>().cloned())
+        .unwrap_or_else(|| "a panic without a message".to_string())
+}
+
 /// With `HALOSCOPE_TIMELINE=1`, prints `[timeline] <ms since start> <what>` to stderr: where
 /// a run's wall time goes outside its stages (process start, the GPU worker's Hello,
 /// tear-down), for scripts/gpu-split.sh.

@@ -68,6 +68,19 @@ pub(crate) fn run_without_backend_after(
     run.report
 }
 
+/// The report of a run that haloscope itself failed (a panic, caught by the policy): an
+/// infrastructure error that says so, with what the panic said.
+pub(crate) fn report_for_internal_error(lesson: &Lesson, request: &RunRequest, panic: &str) -> RunReport {
+    let mut run = Run::new(lesson, request, None);
+    run.finish_with_fault(KernelFault::Infrastructure {
+        message: format!(
+            "haloscope failed while running this kernel ({panic}). This is haloscope's fault, not your kernel's; \
+             your edits are kept. Please report it with the kernel"
+        ),
+    });
+    run.report
+}
+
 /// A whole run on `backend`.
 pub fn run_with_backend(
     lesson: &Lesson,

@@ -107,11 +107,7 @@ fn run_block_catching(runner: &mut BlockRunner, index: u64) -> Result<(), EmuFau
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| runner.run_block(index))) {
         Ok(result) => result,
         Err(payload) => {
-            let message = payload
-                .downcast_ref::<&str>()
-                .map(|s| s.to_string())
-                .or_else(|| payload.downcast_ref::<String>().cloned())
-                .unwrap_or_else(|| "a panic without a message".to_string());
+            let message = crate::panic_message(payload.as_ref());
             let pc = runner.at_pc;
             Err(runner.fault(EmuFaultKind::Internal { message }, Some(pc), None))
         }
