@@ -786,7 +786,8 @@ impl<'a> BlockRunner<'a> {
             | Kind::FApprox { .. }
             | Kind::Half { .. }
             | Kind::HalfSetp { .. }
-            | Kind::Bfind { .. } => self.numeric(warp, pc, m),
+            | Kind::Bfind { .. }
+            | Kind::Fns { .. } => self.numeric(warp, pc, m),
             Kind::Printf { .. } | Kind::AssertFail { .. } | Kind::Trap { .. } => self.device_call(warp, pc, m)?,
             Kind::Nop => {}
             Kind::Bra { .. } | Kind::Bar { .. } | Kind::Exit => unreachable!("control flow is handled by run_warp"),

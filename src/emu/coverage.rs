@@ -25,6 +25,7 @@ pub const SAMPLES: &[(&str, &str)] = &[
     ("integer", "clz.b32 %r1, %r2;"),
     ("integer", "brev.b32 %r1, %r2;"),
     ("integer", "bfind.u32 %r1, %r2;"),
+    ("integer", "fns.b32 %r1, %r2, %r3, %r4;"),
     ("integer", "prmt.b32 %r1, %r2, %r3, %r4;"),
     ("integer", "prmt.b32.f4e %r1, %r2, %r3, %r4;"),
     ("integer", "dp4a.u32.s32 %r1, %r2, %r3, %r4;"),

@@ -502,6 +502,14 @@ pub enum Kind {
         /// The emulator's limit rather than the kernel's own `trap`.
         unsupported: bool,
     },
+    /// `fns.b32 d, mask, base, offset`: the position of the offset-th set bit of `mask`
+    /// counting up (offset > 0) or down (offset < 0) from bit `base` (`cg::coalesced_group`).
+    Fns {
+        d: Reg,
+        mask: Src,
+        base: Src,
+        offset: Src,
+    },
     /// `bfind{.shiftamt}.type d, a`: position of the most significant non-sign bit.
     Bfind {
         bits: u8,

@@ -147,6 +147,32 @@ pub fn bfind(bits: u8, signed: bool, shiftamt: bool, a: u64) -> u64 {
     if shiftamt { bits as u64 - 1 - pos } else { pos }
 }
 
+/// `fns.b32`: the position of the |offset|-th set bit of `mask`, searching from bit `base`
+/// up (offset > 0) or down (offset < 0), `base` itself when offset is 0 and its bit is set;
+/// 0xffffffff when there is none. A base past bit 31 is undefined in PTX: none is found.
+pub fn fns(mask: u32, base: u32, offset: i32) -> u32 {
+    const NONE: u32 = u32::MAX;
+    if base > 31 {
+        return NONE;
+    }
+    if offset == 0 {
+        return if (mask >> base) & 1 == 1 { base } else { NONE };
+    }
+    // The bits at or beyond base in the search's direction, nearest first.
+    let mut left = offset.unsigned_abs();
+    let mut pos = base as i32;
+    while (0..32).contains(&pos) {
+        if (mask >> pos) & 1 == 1 {
+            left -= 1;
+            if left == 0 {
+                return pos as u32;
+            }
+        }
+        pos += offset.signum();
+    }
+    NONE
+}
+
 pub fn approx(op: ApproxOp, double: bool, ftz: bool, a: u64, b: u64) -> u64 {
     let (x, y) = if double {
         (f64::from_bits(a), f64::from_bits(b))
@@ -360,6 +386,11 @@ impl BlockRunner<'_> {
                 let a = self.read(warp, a);
                 warp.write_lanes(d, m, |l| bfind(bits, signed, shiftamt, a[l]));
             }
+            Kind::Fns { d, mask, base, offset } => {
+                self.map3(warp, m, d, mask, base, offset, |x, y, z| {
+                    fns(x as u32, y as u32, z as u32 as i32) as u64
+                });
+            }
             Kind::FApprox {
                 op,
                 double,
@@ -477,6 +508,21 @@ mod tests {
         assert_eq!(dp(true, false, true, false, 0x0000_00FF, 0x0000_0002, 0) as i32, -2);
         // dp2a.hi: halves (3, 4) . bytes 2, 3 (5, 6) = 39.
         assert_eq!(dp(false, true, false, false, 0x0004_0003, 0x0605_0000, 0), 39);
+    }
+
+    #[test]
+    fn fns_finds_the_nth_set_bit_either_way() {
+        // The PTX ISA's examples.
+        assert_eq!(fns(0xaaaa_aaaa, 3, 1), 3);
+        assert_eq!(fns(0xaaaa_aaaa, 3, -1), 3);
+        assert_eq!(fns(0xaaaa_aaaa, 2, 1), 3);
+        assert_eq!(fns(0xaaaa_aaaa, 2, -1), 1);
+        assert_eq!(fns(0xaaaa_aaaa, 2, 0), u32::MAX);
+        assert_eq!(fns(0xaaaa_aaaa, 3, 0), 3);
+        assert_eq!(fns(0xaaaa_aaaa, 0, 3), 5);
+        assert_eq!(fns(0xaaaa_aaaa, 31, -16), 1);
+        assert_eq!(fns(0xaaaa_aaaa, 31, -17), u32::MAX);
+        assert_eq!(fns(0, 0, 1), u32::MAX);
     }
 
     #[test]

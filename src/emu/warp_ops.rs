@@ -10,6 +10,11 @@
 //! a block barrier or another warp-level call) is a deadlock, reported with both lines.
 //! Lanes that have exited are read as they were (their registers keep their last values;
 //! the hardware leaves such reads undefined).
+//!
+//! The member mask may differ from lane to lane: `cg::tiled_partition<16>` passes
+//! `0x0000ffff` in lanes 0-15 and `0xffff0000` in lanes 16-31. Each lane must be in its own
+//! mask; the instruction waits for every thread any executing lane names, and then runs once
+//! per group of lanes that passed the same mask, among that group's members.
 
 use super::block::BlockRunner;
 use super::fault::{EmuFault, EmuFaultKind};
@@ -40,18 +45,32 @@ impl BlockRunner<'_> {
             | Kind::WarpSync { mask } => Some(*mask),
             _ => None,
         };
-        let members = match mask_src {
-            Some(src) => {
-                let mask = self.read(warp, src)[m.trailing_zeros() as usize] as u32;
-                let ready = self.check_members(warp, pc, m, mask)?;
-                if !ready && !matches!(inst.kind, Kind::WarpSync { .. }) {
-                    return Ok(false);
-                }
-                mask & m
-            }
-            None => m,
+        let Some(src) = mask_src else {
+            self.warp_op_for(warp, pc, m, m);
+            return Ok(true);
         };
-        match inst.kind.clone() {
+        let masks = self.read(warp, src);
+        let ready = self.check_members(warp, pc, m, &masks)?;
+        if !ready && !matches!(inst.kind, Kind::WarpSync { .. }) {
+            return Ok(false);
+        }
+        // One group per distinct mask among the executing lanes (almost always one).
+        let mut left = m;
+        while left != 0 {
+            let mask = masks[left.trailing_zeros() as usize] as u32;
+            let group = (0..32)
+                .filter(|&l| (left >> l) & 1 != 0 && masks[l] as u32 == mask)
+                .fold(0u32, |g, l| g | 1 << l);
+            self.warp_op_for(warp, pc, group, mask & m);
+            left &= !group;
+        }
+        Ok(true)
+    }
+
+    /// The warp-level instruction at `pc` for lanes `m`, among the threads `members` (those
+    /// of `m` its member mask names).
+    fn warp_op_for(&mut self, warp: &mut Warp, pc: usize, m: u32, members: u32) {
+        match self.prog.insts[pc].kind.clone() {
             Kind::Shfl {
                 mode, d, p, a, b, c, ..
             } => {
@@ -151,7 +170,6 @@ impl BlockRunner<'_> {
             Kind::WarpSync { .. } => {}
             _ => unreachable!("not a warp-level instruction"),
         }
-        Ok(true)
     }
 
     /// With no path of the warp ready: lets the paths waiting at one warp-level instruction
@@ -170,7 +188,7 @@ impl BlockRunner<'_> {
                 Kind::Shfl { mask, .. }
                 | Kind::Vote { mask, .. }
                 | Kind::Match { mask, .. }
-                | Kind::Redux { mask, .. } => self.read(warp, *mask)[waiting.trailing_zeros() as usize] as u32,
+                | Kind::Redux { mask, .. } => named_by(&self.read(warp, *mask), waiting),
                 _ => continue,
             };
             if mask & warp.live() & !waiting != 0 {
@@ -217,14 +235,17 @@ impl BlockRunner<'_> {
         Ok(false)
     }
 
-    /// The member-mask rules: the executing threads must be in the mask; false when the
-    /// mask names threads that have not exited and are not executing with them (wait).
-    fn check_members(&self, warp: &Warp, pc: usize, m: u32, mask: u32) -> Result<bool, EmuFault> {
+    /// The member-mask rules: each executing thread must be in its own mask; false when the
+    /// masks name threads that have not exited and are not executing with them (wait).
+    fn check_members(&self, warp: &Warp, pc: usize, m: u32, masks: &[u64; 32]) -> Result<bool, EmuFault> {
         let inst = &self.prog.insts[pc];
         let name = inst.kind.warp_call_name();
-        let outside = m & !mask;
+        let outside = (0..32)
+            .filter(|&l| (m >> l) & 1 != 0 && (masks[l] >> l) & 1 == 0)
+            .fold(0u32, |o, l| o | 1 << l);
         if outside != 0 {
             let lane = outside.trailing_zeros();
+            let mask = masks[lane as usize] as u32;
             return Err(self.fault(
                 EmuFaultKind::WarpSync {
                     reason: format!(
@@ -235,6 +256,13 @@ impl BlockRunner<'_> {
                 Some((warp, lane)),
             ));
         }
-        Ok(mask & !m & warp.live() == 0)
+        Ok(named_by(masks, m) & !m & warp.live() == 0)
     }
+}
+
+/// Every thread the member masks of the lanes of `m` name together.
+fn named_by(masks: &[u64; 32], m: u32) -> u32 {
+    (0..32)
+        .filter(|&l| (m >> l) & 1 != 0)
+        .fold(0u32, |named, l| named | masks[l] as u32)
 }

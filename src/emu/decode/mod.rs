@@ -361,7 +361,7 @@ impl Decoder {
             "div" if is_float && !double && (has("approx") || has("full")) => {
                 return self.approx(i, base, mods, ty);
             }
-            "prmt" | "shf" | "sad" | "mul24" | "lop3" | "dp4a" | "dp2a" | "testp" | "copysign" | "bfind" => {
+            "prmt" | "shf" | "sad" | "mul24" | "lop3" | "dp4a" | "dp2a" | "testp" | "copysign" | "bfind" | "fns" => {
                 return self.numeric(i, base, mods, ty);
             }
             "atom" | "red" => return self.atomic(i, base == "red", mods),

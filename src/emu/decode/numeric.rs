@@ -142,6 +142,15 @@ impl Decoder {
                     c: self.src(&o[3], bits, false)?,
                 })
             }
+            "fns" => {
+                let o = self.operands(i, 4)?;
+                Ok(Kind::Fns {
+                    d: self.dst(&o[0])?,
+                    mask: self.src(&o[1], 32, false)?,
+                    base: self.src(&o[2], 32, false)?,
+                    offset: self.src(&o[3], 32, true)?,
+                })
+            }
             "bfind" => {
                 let o = self.operands(i, 2)?;
                 let width = crate::ptx::type_bytes(ty).ok_or("bfind needs a type")? as u8 * 8;
