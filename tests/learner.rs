@@ -281,3 +281,16 @@ fn block_scoped_registers_and_cxx_habits_run_with_every_size_right() {
     }
     assert!(wrong.is_empty(), "{}", wrong.join("\n"));
 }
+
+#[test]
+fn a_warp_spinning_on_another_warps_flag_finishes() {
+    // Warps wait for each other's flags with __nanosleep() in the loop: the emulator runs one
+    // warp at a time, so a sleeping warp gives way to the others (it ran until its step budget
+    // and was called an endless loop before). Its checks then report the handoff as a race
+    // (docs/known-differences.md): they know barriers, not flags.
+    let r = common::run_on_emulator("stencil-1d", "tests/learner/flag_handoff_spin.cu", 5);
+    assert!(r.fault.is_none(), "{}", r.headline);
+    assert_eq!(r.verdict, Verdict::KernelFault, "{}", r.headline);
+    let race = r.findings.first().expect("the handoff reported as a race");
+    assert_eq!(race.kind, FindingKind::SharedRace, "{}", race.message);
+}

@@ -179,6 +179,10 @@ impl<'a> BlockRunner<'a> {
                     warp.state = self.run_warp(warp)?;
                 }
             }
+            // A warp that gave way (`nanosleep`, or a long run) goes on in the next round.
+            if warps.iter().any(|w| w.state == WarpState::Running) {
+                continue;
+            }
             // Where the barrier is, for the watched block's trace only.
             let waiting_at = if self.watching {
                 warps
@@ -300,6 +304,10 @@ impl<'a> BlockRunner<'a> {
                 warp.steps += 1;
                 if warp.steps.is_multiple_of(CHECK_EVERY) {
                     self.check_in(warp, pc, top.mask)?;
+                    // Give way to the block's other warps now and then: a warp spinning on
+                    // a flag another warp sets (without `nanosleep`) ends once that one ran.
+                    warp.stack[top_index].pc = pc as u32;
+                    return Ok(WarpState::Running);
                 }
                 let inst = &insts[pc];
                 let eff = match inst.guard {
@@ -312,6 +320,10 @@ impl<'a> BlockRunner<'a> {
                     s.active_lanes += eff.count_ones() as u64;
                 }
                 match &inst.kind {
+                    Kind::Yield if eff != 0 => {
+                        warp.stack[top_index].pc = pc as u32 + 1;
+                        return Ok(WarpState::Running);
+                    }
                     // With no lane through its guard, each of these only moves on to the next
                     // instruction, as the plain arm below does.
                     Kind::Bra { .. }
@@ -789,7 +801,8 @@ impl<'a> BlockRunner<'a> {
             | Kind::Bfind { .. }
             | Kind::Fns { .. } => self.numeric(warp, pc, m),
             Kind::Printf { .. } | Kind::AssertFail { .. } | Kind::Trap { .. } => self.device_call(warp, pc, m)?,
-            Kind::Nop => {}
+            // A guarded-off `nanosleep`; an executed one ends the warp's turn in `run_warp`.
+            Kind::Nop | Kind::Yield => {}
             Kind::Bra { .. } | Kind::Bar { .. } | Kind::Exit => unreachable!("control flow is handled by run_warp"),
         }
         Ok(())

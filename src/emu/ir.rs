@@ -520,6 +520,9 @@ pub enum Kind {
     },
     Exit,
     Nop,
+    /// `nanosleep`: the warp gives way to the block's other warps (a warp spinning on a flag
+    /// that another warp sets sleeps in its loop; running it on alone would never end).
+    Yield,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

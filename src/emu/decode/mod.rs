@@ -374,7 +374,8 @@ impl Decoder {
                     unsupported: false,
                 });
             }
-            "brkpt" | "nanosleep" => return Ok(Kind::Nop),
+            "brkpt" => return Ok(Kind::Nop),
+            "nanosleep" => return Ok(Kind::Yield),
             _ => {}
         }
         match base {
