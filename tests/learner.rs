@@ -254,29 +254,49 @@ fn block_scoped_registers_and_cxx_habits_run_with_every_size_right() {
     // Kernels that once crashed the emulator (registers declared again in a `{ }` block:
     // NVRTC's `__syncthreads_or`/`_count`, two inline-asm blocks declaring `p`), and C++ a
     // learner brings from elsewhere (templates and lambdas, float4 views and __ldg, volatile
-    // shared memory, ballot masks, an atomicCAS loop, <cstdint> types). Every size right;
-    // the verdict is the lesson gate's.
+    // shared memory, ballot masks, an atomicCAS loop, <cstdint> types). Every size right,
+    // and the H200's verdict and sectors over the contract's launches (CUPTI = ncu x 100 =
+    // emulator, scripts/device-learner-values.sh, 2026-12-05).
     let cases = [
-        ("syncthreads_or_count.cu", "stencil-2d", Verdict::Pass),
-        ("asm_blocks_same_names.cu", "stencil-1d", Verdict::GateFail),
-        ("template_tile_lambda.cu", "stencil-2d", Verdict::Pass),
-        ("float4_view_ldg.cu", "stencil-1d", Verdict::GateFail),
-        ("volatile_plane_3d.cu", "stencil-3d", Verdict::Pass),
-        ("ballot_mask_shuffles.cu", "stencil-1d", Verdict::Pass),
-        ("atomic_cas_float_max.cu", "stencil-1d", Verdict::GateFail),
-        ("registers_cstdint_3d.cu", "stencil-3d-registers", Verdict::GateFail),
+        ("syncthreads_or_count.cu", "stencil-2d", Verdict::Pass, 577_484_400),
+        ("asm_blocks_same_names.cu", "stencil-1d", Verdict::GateFail, 943_718_200),
+        ("template_tile_lambda.cu", "stencil-2d", Verdict::Pass, 577_535_600),
+        ("float4_view_ldg.cu", "stencil-1d", Verdict::GateFail, 943_718_600),
+        ("volatile_plane_3d.cu", "stencil-3d", Verdict::Pass, 959_942_400),
+        ("ballot_mask_shuffles.cu", "stencil-1d", Verdict::Pass, 524_288_000),
+        (
+            "atomic_cas_float_max.cu",
+            "stencil-1d",
+            Verdict::GateFail,
+            1_363_148_600,
+        ),
+        (
+            "registers_cstdint_3d.cu",
+            "stencil-3d-registers",
+            Verdict::GateFail,
+            1_338_834_400,
+        ),
         // Member masks that differ by lane (tiled_partition<16>) and `fns` (a coalesced
         // group's shfl): refused before.
-        ("halfwarp_masks.cu", "stencil-1d", Verdict::Pass),
-        ("cg_tiled_partition16_reduce.cu", "stencil-3d", Verdict::Pass),
-        ("coalesced_group_shfl.cu", "stencil-1d", Verdict::Pass),
+        ("halfwarp_masks.cu", "stencil-1d", Verdict::Pass, 432_537_600),
+        (
+            "cg_tiled_partition16_reduce.cu",
+            "stencil-3d",
+            Verdict::Pass,
+            948_659_200,
+        ),
+        ("coalesced_group_shfl.cu", "stencil-1d", Verdict::Pass, 524_288_000),
     ];
     let mut wrong = Vec::new();
-    for (kernel, lesson, verdict) in cases {
+    for (kernel, lesson, verdict, sectors) in cases {
         let r = common::run_on_emulator(lesson, &format!("tests/learner/{kernel}"), 5);
         let sizes_right = !r.sizes.is_empty() && r.sizes.iter().all(|s| s.passed());
-        if r.verdict != verdict || !sizes_right {
-            wrong.push(format!("{kernel}: {:?}, {}", r.verdict, r.headline));
+        let got = r.profile.as_ref().map(|p| p.sectors);
+        if r.verdict != verdict || !sizes_right || got != Some(sectors) {
+            wrong.push(format!(
+                "{kernel}: {:?}, {got:?} sectors (H200 {sectors}), {}",
+                r.verdict, r.headline
+            ));
         }
     }
     assert!(wrong.is_empty(), "{}", wrong.join("\n"));
@@ -287,8 +307,8 @@ fn a_warp_spinning_on_another_warps_flag_finishes() {
     // Warps wait for each other's flags with __nanosleep() in the loop: the emulator runs one
     // warp at a time, so a sleeping warp gives way to the others (it ran until its step budget
     // and was called an endless loop before). Its checks then report the handoff as a race
-    // (docs/known-differences.md): they know barriers, not flags.
-    let r = common::run_on_emulator("stencil-1d", "tests/learner/flag_handoff_spin.cu", 5);
+    // (the H200 passes it): they know barriers, not flags.
+    let r = common::run_on_emulator("stencil-1d", "tests/fixtures/kernels/flag_handoff_spin.cu", 5);
     assert!(r.fault.is_none(), "{}", r.headline);
     assert_eq!(r.verdict, Verdict::KernelFault, "{}", r.headline);
     let race = r.findings.first().expect("the handoff reported as a race");

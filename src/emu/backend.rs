@@ -336,7 +336,9 @@ pub fn kernel_fault(prog: &Program, f: EmuFault) -> KernelFault {
         },
         EmuFaultKind::Budget { steps } => KernelFault::Timeout {
             message: format!(
-                "stopped after {} instructions in one warp of block ({},{},{}), last at line {}: is there an endless loop?",
+                "stopped after {} instructions in one warp of block ({},{},{}), last at line {}: is there an endless loop? \
+                 (The emulator runs one warp until it waits at __syncthreads(), exits or calls __nanosleep(): a loop \
+                 that waits for a flag another warp sets needs __nanosleep() in it here.)",
                 thousands(steps),
                 at.block[0],
                 at.block[1],

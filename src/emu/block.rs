@@ -179,7 +179,9 @@ impl<'a> BlockRunner<'a> {
                     warp.state = self.run_warp(warp)?;
                 }
             }
-            // A warp that gave way (`nanosleep`, or a long run) goes on in the next round.
+            // A warp that gave way (`nanosleep`) goes on in the next round. Warps do not give
+            // way on their own: a block of warps in an endless loop would then take as many
+            // times longer to stop as it has warps.
             if warps.iter().any(|w| w.state == WarpState::Running) {
                 continue;
             }
@@ -304,10 +306,6 @@ impl<'a> BlockRunner<'a> {
                 warp.steps += 1;
                 if warp.steps.is_multiple_of(CHECK_EVERY) {
                     self.check_in(warp, pc, top.mask)?;
-                    // Give way to the block's other warps now and then: a warp spinning on
-                    // a flag another warp sets (without `nanosleep`) ends once that one ran.
-                    warp.stack[top_index].pc = pc as u32;
-                    return Ok(WarpState::Running);
                 }
                 let inst = &insts[pc];
                 let eff = match inst.guard {
