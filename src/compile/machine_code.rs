@@ -217,10 +217,10 @@ fn loc_per_ptx_line(ptx: &str) -> BTreeMap<u32, u32> {
     locs
 }
 
-/// `nvdisasm -g -gp -c` of the cubin, through a temporary file (it reads only files).
 /// How many times this process has run nvdisasm (it also numbers the temporary files).
 static DISASSEMBLED: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
 
+/// `nvdisasm -g -gp -c` of the cubin, through a temporary file (it reads only files).
 fn disassemble(tool: &Path, cubin: &[u8]) -> Result<String, String> {
     let n = DISASSEMBLED.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
     let file = std::env::temp_dir().join(format!("haloscope-{}-{n}.cubin", std::process::id()));

@@ -285,6 +285,17 @@ fn place(prog: &Program, f: &EmuFault) -> ThreadPlace {
     }
 }
 
+/// `block (x,y,z)`, for faults that know the block but not the thread.
+fn block_of(at: &ThreadPlace) -> String {
+    let [x, y, z] = at.block;
+    format!("block ({x},{y},{z})")
+}
+
+/// The source line of `at`, `?` when there is none.
+fn line_of_place(at: &ThreadPlace) -> String {
+    at.line.map_or("?".to_string(), |l| l.to_string())
+}
+
 /// An emulator fault in the learner's terms.
 pub fn kernel_fault(prog: &Program, f: EmuFault) -> KernelFault {
     let at = place(prog, &f);
@@ -336,14 +347,12 @@ pub fn kernel_fault(prog: &Program, f: EmuFault) -> KernelFault {
         },
         EmuFaultKind::Budget { steps } => KernelFault::Timeout {
             message: format!(
-                "stopped after {} instructions in one warp of block ({},{},{}), last at line {}: is there an endless loop? \
+                "stopped after {} instructions in one warp of {}, last at line {}: is there an endless loop? \
                  (The emulator runs one warp until it waits at __syncthreads(), exits or calls __nanosleep(): a loop \
                  that waits for a flag another warp sets needs __nanosleep() in it here.)",
                 thousands(steps),
-                at.block[0],
-                at.block[1],
-                at.block[2],
-                at.line.map_or("?".to_string(), |l| l.to_string())
+                block_of(&at),
+                line_of_place(&at)
             ),
             line: at.line,
         },
@@ -353,13 +362,10 @@ pub fn kernel_fault(prog: &Program, f: EmuFault) -> KernelFault {
         EmuFaultKind::Internal { message } => KernelFault::Infrastructure {
             // Which thread was running is not known here: the block and the line are.
             message: format!(
-                "the emulator failed in block ({},{},{}) at line {}{ptx}: {message}. This is a fault of haloscope's \
-                 emulator, not of your kernel; the GPU backend runs it where there is a GPU. Please report it with \
-                 the kernel",
-                at.block[0],
-                at.block[1],
-                at.block[2],
-                at.line.map_or("?".to_string(), |l| l.to_string()),
+                "the emulator failed in {} at line {}{ptx}: {message}. This is a fault of haloscope's emulator, not \
+                 of your kernel; the GPU backend runs it where there is a GPU. Please report it with the kernel",
+                block_of(&at),
+                line_of_place(&at),
             ),
         },
         EmuFaultKind::Cancelled => KernelFault::Cancelled,

@@ -58,9 +58,7 @@ impl BlockRunner<'_> {
         let mut left = m;
         while left != 0 {
             let mask = masks[left.trailing_zeros() as usize] as u32;
-            let group = (0..32)
-                .filter(|&l| (left >> l) & 1 != 0 && masks[l] as u32 == mask)
-                .fold(0u32, |g, l| g | 1 << l);
+            let group = lanes_where(left, |l| masks[l] as u32 == mask);
             self.warp_op_for(warp, pc, group, mask & m);
             left &= !group;
         }
@@ -240,9 +238,7 @@ impl BlockRunner<'_> {
     fn check_members(&self, warp: &Warp, pc: usize, m: u32, masks: &[u64; 32]) -> Result<bool, EmuFault> {
         let inst = &self.prog.insts[pc];
         let name = inst.kind.warp_call_name();
-        let outside = (0..32)
-            .filter(|&l| (m >> l) & 1 != 0 && (masks[l] >> l) & 1 == 0)
-            .fold(0u32, |o, l| o | 1 << l);
+        let outside = lanes_where(m, |l| (masks[l] >> l) & 1 == 0);
         if outside != 0 {
             let lane = outside.trailing_zeros();
             let mask = masks[lane as usize] as u32;
@@ -265,4 +261,11 @@ fn named_by(masks: &[u64; 32], m: u32) -> u32 {
     (0..32)
         .filter(|&l| (m >> l) & 1 != 0)
         .fold(0u32, |named, l| named | masks[l] as u32)
+}
+
+/// The lanes of `m` for which `f` holds.
+fn lanes_where(m: u32, f: impl Fn(usize) -> bool) -> u32 {
+    (0..32)
+        .filter(|&l| (m >> l) & 1 != 0 && f(l))
+        .fold(0u32, |g, l| g | 1 << l)
 }
