@@ -16,6 +16,7 @@ pub mod fetches;
 pub mod gpu;
 pub mod grade;
 pub mod harness;
+pub mod hazard_check;
 pub mod lesson;
 pub mod pipeline;
 pub mod progress;

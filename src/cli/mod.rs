@@ -1,5 +1,6 @@
 //! The headless command line: how tests, CI and classroom grading drive haloscope.
 
+mod check;
 mod doctor;
 mod grade;
 mod heatmap;
@@ -65,6 +66,19 @@ pub enum Command {
     /// Grade a folder of submissions (kernel files, or one folder per student) against a
     /// lesson: a table in CSV and JSON (docs/teaching.md).
     Grade(GradeArgs),
+    /// Check a kernel for hazards only (races, out-of-bounds and uninitialised reads, barrier
+    /// misuse) on the emulator at small sizes, named the way compute-sanitizer's tools name them.
+    Check {
+        #[arg(long)]
+        lesson: String,
+        #[arg(long, value_name = "FILE")]
+        kernel: std::path::PathBuf,
+        /// Sizes to run at (default: the lesson's verification sizes below its profile size).
+        #[arg(long = "n")]
+        sizes: Vec<u32>,
+        #[arg(long)]
+        json: bool,
+    },
     /// Launch kernels on the GPU with no profiler attached (for `ncu` comparisons): each
     /// `--kernel` in turn, `count` times, one line per kernel on stdout.
     #[command(hide = true)]
@@ -73,9 +87,9 @@ pub enum Command {
         lesson: String,
         #[arg(long, value_name = "FILE", num_args = 1.., required = true)]
         kernel: Vec<std::path::PathBuf>,
-        /// Problem size (default: the lesson's profile size).
+        /// Problem size (default: the lesson's profile size); several launch each in turn.
         #[arg(long)]
-        n: Option<u32>,
+        n: Vec<u32>,
         #[arg(long, default_value_t = 1)]
         count: u32,
         /// The run seed whose profile input to launch on (as `run --seed`).
@@ -231,13 +245,19 @@ pub fn main_with(cli: Cli) -> i32 {
             output,
             printf_gate,
         }) => run::compile(&course_dir, &lesson, &kernel, sm, output.as_deref(), printf_gate),
+        Some(Command::Check {
+            lesson,
+            kernel,
+            sizes,
+            json,
+        }) => check::run(&course_dir, &lesson, &kernel, &sizes, json),
         Some(Command::Launch {
             lesson,
             kernel,
             n,
             count,
             seed,
-        }) => run::launch(&course_dir, &lesson, &kernel, n, count, seed),
+        }) => run::launch(&course_dir, &lesson, &kernel, &n, count, seed),
         Some(Command::Worker { one_shot }) => crate::gpu::worker_main(one_shot),
         Some(Command::Gui(args)) => gui(course_dir, args),
         None => gui(course_dir, GuiArgs::default()),

@@ -185,7 +185,7 @@ pub fn launch(
     course_dir: &Path,
     lesson_id: &str,
     kernels: &[std::path::PathBuf],
-    n: Option<u32>,
+    sizes: &[u32],
     count: u32,
     seed: u64,
 ) -> i32 {
@@ -214,17 +214,24 @@ pub fn launch(
             }
         }
     }
-    let n = n.unwrap_or(lesson.profile_size);
-    let input_seed = crate::harness::size_seed(seed, n);
-    let faulted = crate::gpu::launch_each(&lesson, &ready, n, count, input_seed, |label, result| match result {
-        Ok(()) => println!("launched {label}"),
-        Err(f) => println!("faulted {label}: {}", f.message()),
-    });
-    if faulted {
-        Verdict::KernelFault.exit_code()
+    let sizes = if sizes.is_empty() {
+        vec![lesson.profile_size]
     } else {
-        exit
+        sizes.to_vec()
+    };
+    for n in sizes {
+        let input_seed = crate::harness::size_seed(seed, n);
+        // Under compute-sanitizer its reports of a launch come before this line (stdout is
+        // flushed per line), so a log can be cut into launches.
+        let faulted = crate::gpu::launch_each(&lesson, &ready, n, count, input_seed, |label, result| match result {
+            Ok(()) => println!("launched {label} n={n}"),
+            Err(f) => println!("faulted {label} n={n}: {}", f.message()),
+        });
+        if faulted {
+            return Verdict::KernelFault.exit_code();
+        }
     }
+    exit
 }
 
 /// Each kernel compiled to a cubin for `sm`, in the order given, or its exit code and

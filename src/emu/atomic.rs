@@ -108,7 +108,7 @@ impl BlockRunner<'_> {
                     }
                     old[l] = self.shared.load(offset, bytes);
                     self.shared.store(offset, bytes, apply(op, ty, old[l], b[l], c[l]));
-                    if let Some(h) = self.shared.note_atomic(offset, bytes, pc as u32) {
+                    if let Some(h) = self.shared.note_atomic(offset, bytes, Self::accessor(warp, l, pc)) {
                         self.note_hazard(warp, l, pc, h);
                     }
                 }

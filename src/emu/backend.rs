@@ -335,8 +335,20 @@ pub fn kernel_fault(prog: &Program, f: EmuFault) -> KernelFault {
             bytes,
             write,
         },
-        EmuFaultKind::Misaligned { address, bytes } => KernelFault::Crashed {
-            message: format!("misaligned {bytes}-byte access at {address:#x} by {at}{ptx}"),
+        EmuFaultKind::Misaligned {
+            address,
+            bytes,
+            write,
+            described,
+        } => KernelFault::Misaligned {
+            message: format!(
+                "misaligned {} of {bytes} bytes at {address:#x} ({described}): a {bytes}-byte access needs an address that is a multiple of {bytes}; by {at}{ptx}",
+                if write { "write" } else { "read" }
+            ),
+            at,
+            address,
+            bytes,
+            write,
         },
         EmuFaultKind::Barrier { reason } | EmuFaultKind::WarpSync { reason } => KernelFault::Barrier {
             message: format!("{reason} ({at}{ptx})"),
@@ -402,6 +414,15 @@ fn finding(prog: &Program, f: &RawFinding) -> Finding {
             "line {line}: thread ({tx},{ty},{tz}) of block ({},{},{}) reads shared memory at byte {} that no thread of its block wrote in this launch",
             f.block[0], f.block[1], f.block[2], f.byte
         ),
+        FindingKind::GlobalRace => {
+            let other = f.other_thread.map_or("another block".to_string(), |[ox, oy, oz]| {
+                format!("thread ({ox},{oy},{oz}) of another block")
+            });
+            format!(
+                "line {line}: global-memory race: thread ({tx},{ty},{tz}) of block ({},{},{}) touches byte {} that {other} wrote in the same launch (nothing orders blocks)",
+                f.block[0], f.block[1], f.block[2], f.byte
+            )
+        }
         FindingKind::SharedRace => {
             let verb = match prog.insts.get(f.pc as usize).map(|i| &i.kind) {
                 Some(Kind::St { .. }) => "writes",

@@ -74,6 +74,8 @@ pub struct BlockRunner<'a> {
     /// The instruction being executed, set before each: when the emulator itself fails (a
     /// panic, caught by `launch`), it names the kernel's line and PTX instruction.
     pub(super) at_pc: u32,
+    /// Findings noted in this runner so far (their `seq`: the order of execution).
+    pub(super) findings_noted: u64,
 }
 
 /// Accesses traced per thread of the watched block: enough for several z steps in 3D.
@@ -110,7 +112,7 @@ impl<'a> BlockRunner<'a> {
                     )
                 })
                 .collect(),
-            shared: SharedMemory::new(shared_bytes as usize, cfg.check_hazards),
+            shared: SharedMemory::with_warp_size(shared_bytes as usize, cfg.check_hazards, lanes),
             barriers: Barriers::default(),
             stats: LaunchStats::new(prog.insts.len()),
             ctaid: [0; 3],
@@ -124,6 +126,22 @@ impl<'a> BlockRunner<'a> {
                 .fetch_map
                 .map(|(window, base, end)| FetchCounter::new(FetchMap::new(window, prog), base, end)),
             at_pc: 0,
+            findings_noted: 0,
+        }
+    }
+
+    /// Records a finding in the order of execution.
+    pub(super) fn note_finding(&mut self, mut finding: RawFinding) {
+        finding.seq = self.findings_noted;
+        self.findings_noted += 1;
+        self.stats.note_finding(finding);
+    }
+
+    /// The end of a barrier epoch (a barrier completed, or the block is done): the
+    /// uninitialised reads held back in it that no race explains become findings.
+    fn end_epoch(&mut self) {
+        for finding in self.shared.end_epoch() {
+            self.stats.note_finding(finding);
         }
     }
 
@@ -217,8 +235,10 @@ impl<'a> BlockRunner<'a> {
                         place,
                     ));
                 }
+                self.end_epoch();
                 return Ok(());
             }
+            self.end_epoch();
             self.shared.epoch += 1;
         }
     }
@@ -255,7 +275,7 @@ impl<'a> BlockRunner<'a> {
             })
         };
         let thread = thread_at(m.other_pc).unwrap_or([0; 3]);
-        self.stats.note_finding(RawFinding {
+        self.note_finding(RawFinding {
             kind: FindingKind::DivergentBarrier,
             pc: m.other_pc,
             block: self.ctaid,
@@ -265,6 +285,7 @@ impl<'a> BlockRunner<'a> {
             other_pc: Some(m.first_pc),
             block_index: self.block_index,
             count: 1,
+            seq: 0,
         });
     }
 
@@ -331,6 +352,7 @@ impl<'a> BlockRunner<'a> {
                     | Kind::Vote { .. }
                     | Kind::Match { .. }
                     | Kind::Redux { .. }
+                    | Kind::WarpSync { .. }
                         if eff != 0 =>
                     {
                         warp.stack[top_index].pc = pc as u32;

@@ -6,9 +6,10 @@ use super::block::{BlockRunner, Scratch};
 use super::fault::{EmuFault, EmuFaultKind};
 use super::ir::{Addr, Kind, MemSpace};
 use super::memory::{AccessError, LOCAL_WINDOW, SHARED_WINDOW, WINDOW_SIZE};
-use super::shared::bank_conflicts;
+use super::shared::{Accessor, bank_conflicts};
 use super::stats::{RawFinding, TracedAccess};
 use super::warp::Warp;
+use crate::backend::FindingKind;
 
 /// Where one lane's access goes once generic addresses are resolved.
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -72,7 +73,12 @@ impl BlockRunner<'_> {
         match self.mem.find(at, bytes) {
             Ok(i) => Ok(i),
             Err(AccessError::Misaligned) => Err(self.fault(
-                EmuFaultKind::Misaligned { address: at, bytes },
+                EmuFaultKind::Misaligned {
+                    address: at,
+                    bytes,
+                    write,
+                    described: self.mem.describe_address(at),
+                },
                 Some(pc as u32),
                 Some((warp, l as u32)),
             )),
@@ -92,11 +98,13 @@ impl BlockRunner<'_> {
         }
     }
 
-    /// Records a shared-memory hazard of lane `l` at `pc` as a finding.
+    /// Records a shared-memory hazard of lane `l` at `pc` as a finding. An uninitialised
+    /// read waits for the end of its barrier epoch: if another thread writes the byte later
+    /// in the epoch, unordered, the two are a race, which that write reports.
     pub(super) fn note_hazard(&mut self, warp: &Warp, l: usize, pc: usize, h: super::shared::Hazard) {
         let dims = self.cfg.block;
         let coord = |t: u32| [t % dims[0], (t / dims[0]) % dims[1], t / (dims[0] * dims[1])];
-        self.stats.note_finding(RawFinding {
+        let mut finding = RawFinding {
             kind: h.kind,
             pc: pc as u32,
             block: self.ctaid,
@@ -106,7 +114,28 @@ impl BlockRunner<'_> {
             other_pc: h.other_pc,
             block_index: self.block_index,
             count: 1,
-        });
+            seq: self.findings_noted,
+        };
+        if h.kind == FindingKind::UninitialisedSharedRead {
+            self.findings_noted += 1;
+            if let Err(back) = self.shared.defer_uninitialised(h.byte, finding) {
+                finding = back;
+            } else {
+                return;
+            }
+        }
+        self.note_finding(finding);
+    }
+
+    /// Lane `l` of `warp` as the shared-memory checks see it at `pc`.
+    #[inline(always)]
+    pub(super) fn accessor(warp: &Warp, l: usize, pc: usize) -> Accessor<'_> {
+        Accessor {
+            thread: warp.linear[l],
+            pc: pc as u32,
+            stamp: warp.clock.events,
+            seen: &warp.clock.seen[l],
+        }
     }
 
     /// An access past the end of shared or local memory.
@@ -297,7 +326,6 @@ impl BlockRunner<'_> {
                             }
                             shared_offsets[shared_lanes] = (offset, span as u32);
                             shared_lanes += 1;
-                            let thread = warp.linear[l];
                             let hazard = if is_store {
                                 let mut unchanged = true;
                                 for (e, values) in store_values.iter().enumerate().take(count) {
@@ -309,7 +337,7 @@ impl BlockRunner<'_> {
                                     self.trace(warp, l, pc, "shared", None, offset, bytes, true, value);
                                 }
                                 self.shared
-                                    .note_write(offset, span as u32, thread, pc as u32, unchanged)
+                                    .note_write(offset, span as u32, Self::accessor(warp, l, pc), unchanged)
                             } else {
                                 for (e, slot) in loaded.iter_mut().enumerate().take(count) {
                                     slot[l] = self.shared.load(offset + e as u64 * bytes as u64, bytes);
@@ -318,7 +346,7 @@ impl BlockRunner<'_> {
                                     let value = loaded[0][l];
                                     self.trace(warp, l, pc, "shared", None, offset, bytes, false, value);
                                 }
-                                self.shared.note_read(offset, span as u32, thread, pc as u32)
+                                self.shared.note_read(offset, span as u32, Self::accessor(warp, l, pc))
                             };
                             if let Some(h) = hazard {
                                 self.note_hazard(warp, l, pc, h);

@@ -356,12 +356,14 @@ impl BlockRunner<'_> {
             (Some(src), _) => {
                 let mut scratch = MaybeUninit::uninit();
                 let values = self.lanes(warp, src, &mut scratch);
-                let stored = row.is_some_and(|row| self.shared.store_row(row, &warp.linear, pc as u32, values));
+                let stamp = warp.clock.events;
+                let stored = row.is_some_and(|row| self.shared.store_row(row, &warp.linear, stamp, pc as u32, values));
                 if !stored {
                     for_each_lane(m, |l| {
                         let offset = addrs[l];
                         let unchanged = self.shared.store_unchanged(offset, 4, values[l]);
-                        if let Some(h) = self.shared.note_write(offset, 4, warp.linear[l], pc as u32, unchanged) {
+                        let by = Self::accessor(warp, l, pc);
+                        if let Some(h) = self.shared.note_write(offset, 4, by, unchanged) {
                             self.note_hazard(warp, l, pc, h);
                         }
                     });
@@ -369,12 +371,14 @@ impl BlockRunner<'_> {
             }
             (None, Some(d)) => {
                 let mut loaded = [0u64; 32];
-                let read = row.is_some_and(|row| self.shared.load_row(row, &warp.linear, pc as u32, &mut loaded));
+                let stamp = warp.clock.events;
+                let read =
+                    row.is_some_and(|row| self.shared.load_row(row, &warp.linear, stamp, pc as u32, &mut loaded));
                 if !read {
                     for_each_lane(m, |l| {
                         let offset = addrs[l];
                         loaded[l] = self.shared.load(offset, 4);
-                        if let Some(h) = self.shared.note_read(offset, 4, warp.linear[l], pc as u32) {
+                        if let Some(h) = self.shared.note_read(offset, 4, Self::accessor(warp, l, pc)) {
                             self.note_hazard(warp, l, pc, h);
                         }
                     });

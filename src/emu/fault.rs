@@ -12,6 +12,9 @@ pub enum EmuFaultKind {
     Misaligned {
         address: u64,
         bytes: u32,
+        write: bool,
+        /// Where the address lies, in words (`byte 6 of `in``, `shared memory byte 6`).
+        described: String,
     },
     /// Shared or local access past the declared size.
     WindowOutOfBounds {

@@ -96,6 +96,7 @@ pub fn launch(
     for r in results {
         total.merge(r);
     }
+    total.sort_findings();
     Ok(total)
 }
 

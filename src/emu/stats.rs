@@ -30,6 +30,9 @@ pub struct RawFinding {
     /// Linear index of the block, to keep the earliest when merging.
     pub block_index: u64,
     pub count: u64,
+    /// The order in which the block found it: with `block_index`, which finding came first
+    /// in the launch's order of execution.
+    pub seq: u64,
 }
 
 /// One global or shared load or store made by a thread of the watched block (for the
@@ -136,7 +139,8 @@ impl LaunchStats {
         self.per_pc.iter().map(|p| p.active_lanes).sum()
     }
 
-    /// Adds a finding; one entry per (kind, instruction), keeping the earliest block's place.
+    /// Adds a finding; one entry per (kind, instruction), keeping the earliest place (the
+    /// lowest block, then the first found in it).
     pub fn note_finding(&mut self, finding: RawFinding) {
         if let Some(existing) = self
             .findings
@@ -144,13 +148,19 @@ impl LaunchStats {
             .find(|f| f.kind == finding.kind && f.pc == finding.pc)
         {
             let count = existing.count + finding.count;
-            if finding.block_index < existing.block_index {
+            if (finding.block_index, finding.seq) < (existing.block_index, existing.seq) {
                 *existing = finding;
             }
             existing.count = count;
         } else {
             self.findings.push(finding);
         }
+    }
+
+    /// The findings in the launch's order of execution (blocks in order, then as each block
+    /// found them): the first is the earliest hazard, the headline.
+    pub fn sort_findings(&mut self) {
+        self.findings.sort_by_key(|f| (f.block_index, f.seq));
     }
 
     pub fn merge(&mut self, other: LaunchStats) {

@@ -49,6 +49,53 @@ impl Path {
     }
 }
 
+/// The order that warp-level barriers (`bar.warp.sync`: `__syncwarp(mask)`, a cooperative
+/// group tile's `sync()`) put on the memory accesses of one warp's lanes: a vector clock
+/// whose entries count the warp's barriers. Every access is stamped with `events` (the
+/// barriers so far); `seen[u][r]` is the count up to which lane r's accesses happened before
+/// lane u's present. A barrier among some lanes gives each of them everything any of them
+/// had seen, and their own accesses so far. (Block barriers order everything; the shared
+/// memory's epoch says which side of one an access is.)
+#[derive(Debug, Clone)]
+pub struct WarpClock {
+    pub events: u32,
+    pub seen: Box<[[u32; 32]; 32]>,
+}
+
+impl Default for WarpClock {
+    fn default() -> WarpClock {
+        WarpClock {
+            events: 0,
+            seen: Box::new([[0; 32]; 32]),
+        }
+    }
+}
+
+impl WarpClock {
+    /// Before a block: nothing seen (cheap when the last block took no warp barrier).
+    pub fn reset(&mut self) {
+        if self.events != 0 {
+            self.events = 0;
+            for row in self.seen.iter_mut() {
+                row.fill(0);
+            }
+        }
+    }
+
+    /// A warp-level barrier that `lanes` took part in.
+    pub fn sync(&mut self, lanes: u32) {
+        self.events += 1;
+        let mut joined = [0u32; 32];
+        for_each_lane(lanes, |u| {
+            for (j, s) in joined.iter_mut().zip(self.seen[u].iter()) {
+                *j = (*j).max(*s);
+            }
+        });
+        for_each_lane(lanes, |r| joined[r] = self.events);
+        for_each_lane(lanes, |u| self.seen[u] = joined);
+    }
+}
+
 #[derive(Debug, Default)]
 pub struct Warp {
     /// Value registers, 32 lanes each: `vals[reg * 32 + lane]`.
@@ -71,6 +118,8 @@ pub struct Warp {
     pub steps: u64,
     /// Local memory, `local_bytes` per lane.
     pub local: Vec<u8>,
+    /// The order of the lanes' memory accesses that warp-level barriers make.
+    pub clock: WarpClock,
     /// The (first, lanes, threads, dims) the lane layout above (`valid`, `tid`, `linear`,
     /// `lane_id`) was computed for: the same for every block of a launch, so computed once
     /// (three divisions per thread were a tenth of a launch).
@@ -101,6 +150,7 @@ impl Warp {
             self.lay_out_lanes(first, lanes, threads, dims);
         }
         self.exited = 0;
+        self.clock.reset();
         self.parked.clear();
         self.stack.clear();
         self.stack.push(Frame {

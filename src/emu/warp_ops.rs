@@ -51,7 +51,7 @@ impl BlockRunner<'_> {
         };
         let masks = self.read(warp, src);
         let ready = self.check_members(warp, pc, m, &masks)?;
-        if !ready && !matches!(inst.kind, Kind::WarpSync { .. }) {
+        if !ready {
             return Ok(false);
         }
         // One group per distinct mask among the executing lanes (almost always one).
@@ -165,7 +165,8 @@ impl BlockRunner<'_> {
                 };
                 warp.write_lanes(d, m, |_| result);
             }
-            Kind::WarpSync { .. } => {}
+            // `__syncwarp(mask)`: the lanes that took part are ordered (memory included).
+            Kind::WarpSync { .. } => warp.clock.sync(m),
             _ => unreachable!("not a warp-level instruction"),
         }
     }
@@ -186,10 +187,16 @@ impl BlockRunner<'_> {
                 Kind::Shfl { mask, .. }
                 | Kind::Vote { mask, .. }
                 | Kind::Match { mask, .. }
-                | Kind::Redux { mask, .. } => named_by(&self.read(warp, *mask), waiting),
+                | Kind::Redux { mask, .. }
+                | Kind::WarpSync { mask } => named_by(&self.read(warp, *mask), waiting),
                 _ => continue,
             };
             if mask & warp.live() & !waiting != 0 {
+                if matches!(self.prog.insts[pc as usize].kind, Kind::WarpSync { .. })
+                    && self.release_warp_barriers(warp)
+                {
+                    return Ok(warp.resume_ready_path());
+                }
                 continue;
             }
             // Merge every path waiting here into the first one (paths split from one stack
@@ -231,6 +238,40 @@ impl BlockRunner<'_> {
             return Ok(warp.resume_ready_path());
         }
         Ok(false)
+    }
+
+    /// `__syncwarp()` calls at different places of the code synchronise with each other on
+    /// sm_70 and later (a warp barrier counts arrivals, not call sites): when every live lane
+    /// that the waiting lanes' masks name waits at some `bar.warp.sync`, all of them are
+    /// released together, each path going on after its own call. True when it released any.
+    fn release_warp_barriers(&self, warp: &mut Warp) -> bool {
+        let at_warp_barrier = |p: &super::warp::Path| {
+            p.wait.is_some_and(|w| {
+                w.id == WARP_SYNC && matches!(self.prog.insts[w.pc as usize].kind, Kind::WarpSync { .. })
+            })
+        };
+        let mut waiting = 0u32;
+        let mut named = 0u32;
+        for p in warp.parked.iter().filter(|p| at_warp_barrier(p)) {
+            let lanes = p.lanes();
+            waiting |= lanes;
+            if let Some(w) = p.wait
+                && let Kind::WarpSync { mask } = self.prog.insts[w.pc as usize].kind
+            {
+                named |= named_by(&self.read(warp, mask), lanes);
+            }
+        }
+        if waiting == 0 || named & warp.live() & !waiting != 0 {
+            return false;
+        }
+        for p in warp.parked.iter_mut().filter(|p| at_warp_barrier(p)) {
+            p.wait = None;
+            if let Some(top) = p.stack.last_mut() {
+                top.pc += 1;
+            }
+        }
+        warp.clock.sync(waiting);
+        true
     }
 
     /// The member-mask rules: each executing thread must be in its own mask; false when the

@@ -33,6 +33,9 @@ pub enum FindingKind {
     /// Threads of one block completed a barrier through different `__syncthreads()` calls
     /// (sm_70 and later count arrivals per barrier, but CUDA leaves this undefined).
     DivergentBarrier,
+    /// Threads of two different blocks touched the same global bytes in one launch, at least
+    /// one of them writing (nothing orders blocks within a launch).
+    GlobalRace,
 }
 
 /// A non-fatal problem the emulator saw; the launch went on.
@@ -53,6 +56,14 @@ pub struct Finding {
 pub enum KernelFault {
     /// A global load or store outside every buffer the harness allocated.
     OutOfBounds {
+        at: ThreadPlace,
+        address: u64,
+        bytes: u32,
+        write: bool,
+        message: String,
+    },
+    /// A global, shared or local access at an address that is not a multiple of its size.
+    Misaligned {
         at: ThreadPlace,
         address: u64,
         bytes: u32,
@@ -90,6 +101,7 @@ impl KernelFault {
     pub fn message(&self) -> String {
         match self {
             KernelFault::OutOfBounds { message, .. }
+            | KernelFault::Misaligned { message, .. }
             | KernelFault::Timeout { message, .. }
             | KernelFault::Barrier { message, .. }
             | KernelFault::Unsupported { message }
@@ -102,7 +114,9 @@ impl KernelFault {
     /// Source line to mark in the editor, when the fault has one.
     pub fn line(&self) -> Option<u32> {
         match self {
-            KernelFault::OutOfBounds { at, .. } | KernelFault::Barrier { at, .. } => at.line,
+            KernelFault::OutOfBounds { at, .. }
+            | KernelFault::Misaligned { at, .. }
+            | KernelFault::Barrier { at, .. } => at.line,
             KernelFault::Timeout { line, .. } => *line,
             _ => None,
         }

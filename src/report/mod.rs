@@ -5,6 +5,7 @@
 //! diagnostics, failures and machine-code check, and the harness's per-size verification).
 
 mod fault;
+pub mod hazard;
 pub mod output;
 mod profile;
 
@@ -18,8 +19,9 @@ use serde::{Deserialize, Serialize};
 
 /// The `--json` schema's version: raised whenever a field is renamed or its meaning changes
 /// (added fields with defaults do not raise it). 2: `compile.compiler`, `compiler_version` and
-/// `compiler_path` replace `nvrtc_version` and `nvrtc_path`.
-pub const SCHEMA_VERSION: u32 = 2;
+/// `compiler_path` replace `nvrtc_version` and `nvrtc_path`. 3: a misaligned access is a
+/// `fault.kind` of its own (`misaligned`, was `crashed`), and findings may be `global-race`.
+pub const SCHEMA_VERSION: u32 = 3;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
