@@ -31,7 +31,7 @@ export STARTED=$(date +%s) BUDGET
     "$BIN" doctor 2>&1 | head -8
 } > "$W/env.txt" 2>&1
 cat "$W/env.txt"
-python3 scripts/hazards/generate.py --seed "$SEED" --out "$W/corpus"
+python3 scripts/hazards/generate.py --seed "$SEED" --out "$W/corpus" --with-tests
 
 # One job per line: lesson, file, tool, sizes (kernel-major, so that a budget cut leaves
 # whole kernels).

@@ -592,10 +592,31 @@ def plan(seed):
     return items
 
 
+def written_for_tests(out, first_index):
+    """The kernels of tests/hazards/ as corpus entries (base "test"), so that the device run
+    puts them under compute-sanitizer too. Their lesson is on their first line."""
+    root = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "tests", "hazards")
+    entries = []
+    for name in sorted(os.listdir(root)):
+        if not name.endswith(".cu"):
+            continue
+        source = open(os.path.join(root, name)).read()
+        lesson = source.splitlines()[0].removeprefix("// lesson: ").strip()
+        rel = os.path.join("tests", name)
+        os.makedirs(os.path.join(out, "tests"), exist_ok=True)
+        with open(os.path.join(out, rel), "w") as f:
+            f.write(source)
+        entries.append({"file": rel, "lesson": lesson, "index": first_index + len(entries), "base": "test",
+                        "tile": "-", "hazard": name[:-3], "sizes": SIZES[lesson]})
+    return entries
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--seed", default="1")
     ap.add_argument("--out", required=True)
+    ap.add_argument("--with-tests", action="store_true",
+                    help="also copy tests/hazards/*.cu (the kernels written for tests/hazards.rs) into OUT/tests/")
     args = ap.parse_args()
     manifest = []
     for index, (lesson, base, kind, hazard) in enumerate(plan(args.seed)):
@@ -608,6 +629,8 @@ def main():
             f.write(k.source())
         manifest.append({"file": rel, "lesson": lesson, "index": index, "base": base, "tile": kind,
                          "hazard": hazard, "sizes": SIZES[lesson]})
+    if args.with_tests:
+        manifest += written_for_tests(args.out, len(manifest))
     with open(os.path.join(args.out, "manifest.json"), "w") as f:
         json.dump(manifest, f, indent=1)
     print(f"{len(manifest)} kernels in {args.out}")

@@ -95,6 +95,10 @@ impl BlockRunner<'_> {
             match resolve(space, address) {
                 Resolved::Global => {
                     let buffer = self.global_buffer(address, bytes, true, pc, warp, l)?;
+                    if self.mem.track_races {
+                        let atomic = super::global_races::Access::Atomic;
+                        self.note_global_race(warp, l, pc, buffer, address, bytes, atomic);
+                    }
                     old[l] = self
                         .mem
                         .read_modify_write(buffer, address, bytes, |v| apply(op, ty, v, b[l], c[l]));
@@ -103,8 +107,11 @@ impl BlockRunner<'_> {
                 }
                 Resolved::Shared(offset) => {
                     let size = self.shared.size();
-                    if offset + bytes as u64 > size || !super::memory::aligned(offset, bytes) {
+                    if offset + bytes as u64 > size {
                         return Err(self.window_fault("shared", offset, bytes as u64, size, true, pc, warp, l));
+                    }
+                    if !super::memory::aligned(offset, bytes) {
+                        return Err(self.misaligned("shared", offset, bytes, true, pc, warp, l));
                     }
                     old[l] = self.shared.load(offset, bytes);
                     self.shared.store(offset, bytes, apply(op, ty, old[l], b[l], c[l]));

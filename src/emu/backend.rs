@@ -384,10 +384,21 @@ pub fn kernel_fault(prog: &Program, f: EmuFault) -> KernelFault {
     }
 }
 
+/// What the instruction at `pc` did, in the past tense (the other side of a race).
 fn access_word(prog: &Program, pc: u32) -> &'static str {
     match prog.insts.get(pc as usize).map(|i| &i.kind) {
         Some(Kind::St { .. }) => "wrote",
+        Some(Kind::Atom { .. }) => "updated atomically",
         _ => "read",
+    }
+}
+
+/// What the instruction at `pc` does, in the present tense.
+fn access_verb(prog: &Program, pc: u32) -> &'static str {
+    match prog.insts.get(pc as usize).map(|i| &i.kind) {
+        Some(Kind::St { .. }) => "writes",
+        Some(Kind::Atom { .. }) => "updates atomically",
+        _ => "reads",
     }
 }
 
@@ -415,27 +426,40 @@ fn finding(prog: &Program, f: &RawFinding) -> Finding {
             f.block[0], f.block[1], f.block[2], f.byte
         ),
         FindingKind::GlobalRace => {
-            let other = f.other_thread.map_or("another block".to_string(), |[ox, oy, oz]| {
-                format!("thread ({ox},{oy},{oz}) of another block")
-            });
+            let verb = access_verb(prog, f.pc);
+            let buffer = f.buffer.as_deref().unwrap_or("?");
+            let other = match (f.other_block, f.other_thread) {
+                (Some([bx, by, bz]), Some([ox, oy, oz])) => {
+                    let other_line = line_of(prog, f.other_pc).map_or("?".into(), |l| l.to_string());
+                    let other_verb = f.other_pc.map_or("touched", |pc| access_word(prog, pc));
+                    format!("thread ({ox},{oy},{oz}) of block ({bx},{by},{bz}) {other_verb} at line {other_line}")
+                }
+                _ => "threads of other blocks read".to_string(),
+            };
             format!(
-                "line {line}: global-memory race: thread ({tx},{ty},{tz}) of block ({},{},{}) touches byte {} that {other} wrote in the same launch (nothing orders blocks)",
-                f.block[0], f.block[1], f.block[2], f.byte
+                "line {line}: global-memory race between blocks: thread ({tx},{ty},{tz}) of block ({},{},{}) {verb} byte {} of `{buffer}` (element {}), which {other}; nothing orders the blocks of one launch",
+                f.block[0],
+                f.block[1],
+                f.block[2],
+                f.byte,
+                f.byte / 4
             )
         }
         FindingKind::SharedRace => {
-            let verb = match prog.insts.get(f.pc as usize).map(|i| &i.kind) {
-                Some(Kind::St { .. }) => "writes",
-                _ => "reads",
-            };
+            let verb = access_verb(prog, f.pc);
             let other = match f.other_thread {
                 Some([ox, oy, oz]) => format!("thread ({ox},{oy},{oz})"),
                 None => "other threads".to_string(),
             };
             let other_line = line_of(prog, f.other_pc).map_or("?".into(), |l| l.to_string());
             let other_verb = f.other_pc.map_or("touched", |pc| access_word(prog, pc));
+            let between = if f.same_warp {
+                "the same warp, with no __syncwarp() or __syncthreads() between them (lanes of a warp are not in step since Volta)"
+            } else {
+                "another warp, with no __syncthreads() between them"
+            };
             format!(
-                "line {line}: shared-memory race: thread ({tx},{ty},{tz}) of block ({},{},{}) {verb} byte {} that {other} {other_verb} at line {other_line} with no __syncthreads() in between",
+                "line {line}: shared-memory race: thread ({tx},{ty},{tz}) of block ({},{},{}) {verb} byte {} that {other} {other_verb} at line {other_line}: {between}",
                 f.block[0], f.block[1], f.block[2], f.byte
             )
         }

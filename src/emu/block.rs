@@ -286,6 +286,9 @@ impl<'a> BlockRunner<'a> {
             block_index: self.block_index,
             count: 1,
             seq: 0,
+            other_block: None,
+            buffer: None,
+            same_warp: false,
         });
     }
 

@@ -4,6 +4,7 @@
 
 use super::block::{BlockRunner, Scratch};
 use super::fault::{EmuFault, EmuFaultKind};
+use super::global_races::{Access, Who};
 use super::ir::{Addr, Kind, MemSpace};
 use super::memory::{AccessError, LOCAL_WINDOW, SHARED_WINDOW, WINDOW_SIZE};
 use super::shared::{Accessor, bank_conflicts};
@@ -115,6 +116,11 @@ impl BlockRunner<'_> {
             block_index: self.block_index,
             count: 1,
             seq: self.findings_noted,
+            other_block: None,
+            buffer: None,
+            same_warp: h
+                .other_thread
+                .is_some_and(|t| t / 32 == warp.linear[l] / 32 && self.cfg.lanes_per_warp == 32),
         };
         if h.kind == FindingKind::UninitialisedSharedRead {
             self.findings_noted += 1;
@@ -127,6 +133,55 @@ impl BlockRunner<'_> {
         self.note_finding(finding);
     }
 
+    /// Checks lane `l`'s global access (`access` of `bytes` at `at` in `buffer`) for a race
+    /// with another block of the launch, and records one as a finding.
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn note_global_race(
+        &mut self,
+        warp: &Warp,
+        l: usize,
+        pc: usize,
+        buffer: usize,
+        at: u64,
+        bytes: u32,
+        access: Access,
+    ) {
+        let mem = self.mem;
+        let Some(races) = mem.races(buffer, access != Access::Read) else {
+            return;
+        };
+        let b = &mem.buffers[buffer];
+        let who = Who {
+            block: self.block_index,
+            thread: warp.linear[l],
+            pc: pc as u32,
+        };
+        let Some(c) = races.note(at - b.base, bytes, access, who) else {
+            return;
+        };
+        let [bx, by, _] = self.cfg.grid;
+        let [dx, dy, _] = self.cfg.block;
+        let (bx, by, dx, dy) = (bx as u64, by as u64, dx, dy);
+        let block_of = |i: u64| [(i % bx) as u32, ((i / bx) % by) as u32, (i / (bx * by)) as u32];
+        let thread_of = |t: u32| [t % dx, (t / dx) % dy, t / (dx * dy)];
+        let known = c.other.block != u64::MAX;
+        self.note_finding(RawFinding {
+            kind: FindingKind::GlobalRace,
+            pc: pc as u32,
+            block: self.ctaid,
+            thread: [warp.tid[0][l], warp.tid[1][l], warp.tid[2][l]],
+            byte: c.byte,
+            other_thread: known.then(|| thread_of(c.other.thread)),
+            other_pc: known.then_some(c.other.pc),
+            block_index: self.block_index,
+            count: 1,
+            seq: 0,
+            other_block: known.then(|| block_of(c.other.block)),
+            buffer: Some(b.name.clone()),
+            same_warp: false,
+        });
+    }
+
     /// Lane `l` of `warp` as the shared-memory checks see it at `pc`.
     #[inline(always)]
     pub(super) fn accessor(warp: &Warp, l: usize, pc: usize) -> Accessor<'_> {
@@ -136,6 +191,27 @@ impl BlockRunner<'_> {
             stamp: warp.clock.events,
             seen: &warp.clock.seen[l],
         }
+    }
+
+    /// A shared or local access at an offset that is no multiple of its size.
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn misaligned(
+        &self,
+        space: &'static str,
+        offset: u64,
+        bytes: u32,
+        write: bool,
+        pc: usize,
+        warp: &Warp,
+        l: usize,
+    ) -> EmuFault {
+        let kind = EmuFaultKind::Misaligned {
+            address: offset,
+            bytes,
+            write,
+            described: format!("{space} memory byte {offset}"),
+        };
+        self.fault(kind, Some(pc as u32), Some((warp, l as u32)))
     }
 
     /// An access past the end of shared or local memory.
@@ -303,6 +379,17 @@ impl BlockRunner<'_> {
                                     self.global_buffer(at, bytes, is_store, pc, warp, l)?
                                 };
                                 buffer_hint = buffer;
+                                if self.mem.track_races {
+                                    let access = if is_store {
+                                        let old = self.mem.load(buffer, at, bytes);
+                                        Access::Write {
+                                            unchanged: old == store_values[e][l] & super::alu::mask(bytes as u8 * 8),
+                                        }
+                                    } else {
+                                        Access::Read
+                                    };
+                                    self.note_global_race(warp, l, pc, buffer, at, bytes, access);
+                                }
                                 if is_store {
                                     self.mem.store(buffer, at, bytes, store_values[e][l]);
                                 } else {
@@ -321,8 +408,11 @@ impl BlockRunner<'_> {
                         }
                         Resolved::Shared(offset) => {
                             let size = self.shared.size();
-                            if offset + span > size || offset % bytes as u64 != 0 {
+                            if offset + span > size {
                                 return Err(self.window_fault("shared", offset, span, size, is_store, pc, warp, l));
+                            }
+                            if offset % bytes as u64 != 0 {
+                                return Err(self.misaligned("shared", offset, bytes, is_store, pc, warp, l));
                             }
                             shared_offsets[shared_lanes] = (offset, span as u32);
                             shared_lanes += 1;
@@ -356,6 +446,9 @@ impl BlockRunner<'_> {
                             let size = self.prog.local_bytes;
                             if offset + span > size {
                                 return Err(self.window_fault("local", offset, span, size, is_store, pc, warp, l));
+                            }
+                            if offset % bytes as u64 != 0 {
+                                return Err(self.misaligned("local", offset, bytes, is_store, pc, warp, l));
                             }
                             let base = l * size as usize + offset as usize;
                             for e in 0..count {

@@ -102,6 +102,10 @@ impl BlockRunner<'_> {
         let Ok(buffer) = self.mem.find(first, bytes as u32) else {
             return false;
         };
+        // Races between blocks are checked lane by lane, on the general path.
+        if self.mem.races(buffer, store_src.is_some()).is_some() {
+            return false;
+        }
         let (lo, hi) = {
             let b = &self.mem.buffers[buffer];
             (b.base, b.end() - bytes)
@@ -240,6 +244,9 @@ impl BlockRunner<'_> {
         let Ok(buffer) = self.mem.find(first, 4) else {
             return false;
         };
+        if self.mem.races(buffer, store_src.is_some()).is_some() {
+            return false;
+        }
         let b = &self.mem.buffers[buffer];
         if last + 4 > b.end() {
             return false;

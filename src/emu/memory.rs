@@ -3,6 +3,8 @@
 //! buffer and is reported. Words are atomics so blocks can run on several host threads
 //! without data races, even when a buggy kernel writes one element from two blocks.
 
+use super::global_races::{GlobalShadow, TRACKED_WORDS};
+use std::sync::OnceLock;
 use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 
 /// Generic-address windows for shared and local memory; global addresses live elsewhere.
@@ -26,6 +28,9 @@ pub struct GlobalBuffer {
     watch_stores: bool,
     /// Whether a store of the kernel landed in this buffer (only kept when watched).
     stored_into: AtomicBool,
+    /// Which blocks wrote and read which bytes (races between blocks), made at the first
+    /// store when the launch tracks races.
+    races: OnceLock<GlobalShadow>,
 }
 
 impl GlobalBuffer {
@@ -37,6 +42,7 @@ impl GlobalBuffer {
             words,
             watch_stores,
             stored_into: AtomicBool::new(false),
+            races: OnceLock::new(),
         }
     }
 
@@ -60,6 +66,8 @@ pub fn aligned(address: u64, bytes: u32) -> bool {
 #[derive(Default)]
 pub struct GlobalMemory {
     pub buffers: Vec<GlobalBuffer>,
+    /// Whether accesses are checked for races between blocks (`global_races`).
+    pub track_races: bool,
     /// Lock stripes for 8-byte atomics.
     locks: [std::sync::Mutex<()>; 16],
 }
@@ -99,6 +107,21 @@ impl GlobalMemory {
         self.buffers
             .push(GlobalBuffer::new(name, base, bytes, words, watch_stores));
         base
+    }
+
+    /// The race state of `buffer` for an access (`store`: made at the first store), when the
+    /// launch tracks races and the buffer is small enough; None otherwise.
+    #[inline]
+    pub fn races(&self, buffer: usize, store: bool) -> Option<&GlobalShadow> {
+        let b = &self.buffers[buffer];
+        if !self.track_races || b.words.len() > TRACKED_WORDS {
+            return None;
+        }
+        if store {
+            Some(b.races.get_or_init(|| GlobalShadow::new(b.words.len())))
+        } else {
+            b.races.get()
+        }
     }
 
     /// Whether a store landed in buffer `index` (known for a buffer from `alloc_input`).
@@ -262,34 +285,56 @@ impl GlobalMemory {
         Some(String::from_utf8_lossy(&bytes).into_owned())
     }
 
-    /// Where an out-of-bounds address is, relative to the nearest buffer, in words.
+    /// Where an address lies, in words a learner can act on: inside a buffer (`byte 6 of
+    /// `in` (132 bytes)`), before the first buffer, past the end of one (and before the
+    /// next: between two buffers), or near address 0 (a null pointer and an offset).
     pub fn describe_address(&self, address: u64) -> String {
-        let nearest = self.buffers.iter().min_by_key(|b| {
-            if address < b.base {
-                b.base - address
+        const NULL_PAGE: u64 = 1 << 16;
+        if address < NULL_PAGE {
+            return format!("a null pointer plus {address} bytes");
+        }
+        // The buffers the lesson gives a kernel are float arrays: the index a learner wrote.
+        let size = |b: &GlobalBuffer| {
+            let index = (address as i128 - b.base as i128).div_euclid(4);
+            let floats = b.bytes / 4;
+            if address % 4 == b.base % 4 && floats > 0 {
+                format!(
+                    "`{}` ({} bytes: that is {}[{index}] of {}[0..{}])",
+                    b.name,
+                    b.bytes,
+                    b.name,
+                    b.name,
+                    floats - 1
+                )
             } else {
-                address.saturating_sub(b.end())
+                format!("`{}` ({} bytes)", b.name, b.bytes)
             }
-        });
-        match nearest {
-            Some(b) if address < b.base => {
-                format!(
-                    "{} bytes before the start of `{}` ({} bytes)",
-                    b.base - address,
-                    b.name,
-                    b.bytes
-                )
-            }
-            Some(b) if address >= b.end() => {
-                format!(
-                    "{} bytes past the end of `{}` ({} bytes)",
-                    address - b.end(),
-                    b.name,
-                    b.bytes
-                )
-            }
-            Some(b) => format!("inside `{}`", b.name),
-            None => "no buffers allocated".into(),
+        };
+        if let Some(b) = self.buffers.iter().find(|b| address >= b.base && address < b.end()) {
+            return format!("byte {} of {}", address - b.base, size(b));
+        }
+        let before = self
+            .buffers
+            .iter()
+            .filter(|b| b.end() <= address)
+            .max_by_key(|b| b.end());
+        let after = self.buffers.iter().filter(|b| b.base > address).min_by_key(|b| b.base);
+        match (before, after) {
+            (Some(b), Some(a)) if address - b.end() <= a.base - address => format!(
+                "{} bytes past the end of {}, in the gap before `{}`",
+                address - b.end(),
+                size(b),
+                a.name
+            ),
+            (Some(b), Some(a)) => format!(
+                "{} bytes before the start of {}, in the gap after `{}`",
+                a.base - address,
+                size(a),
+                b.name
+            ),
+            (Some(b), None) => format!("{} bytes past the end of {}", address - b.end(), size(b)),
+            (None, Some(a)) => format!("{} bytes before the start of {}", a.base - address, size(a)),
+            (None, None) => "no buffers allocated".into(),
         }
     }
 }

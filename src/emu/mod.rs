@@ -18,6 +18,7 @@ mod device_call;
 mod fast_memory;
 mod fault;
 pub mod fetch_map;
+mod global_races;
 mod ir;
 mod lane_loops;
 mod lanes;
@@ -138,6 +139,7 @@ pub fn launch_lesson_kernel(
 ) -> Result<Launched, EmuFault> {
     let input_floats = input.len() as u64;
     let mut mem = GlobalMemory::default();
+    mem.track_races = options.check_hazards;
     let in_address = mem.alloc_input("in", input);
     let out_address = mem.alloc_words("out", output);
     for g in &prog.globals {

@@ -828,6 +828,9 @@ mod tests {
             block_index: 0,
             count: 1,
             seq: 0,
+            other_block: None,
+            buffer: None,
+            same_warp: false,
         };
         assert!(s.defer_uninitialised(4, finding.clone()).is_ok());
         // Thread 40 writes it in the same epoch: the read raced with that write.

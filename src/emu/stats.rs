@@ -33,6 +33,12 @@ pub struct RawFinding {
     /// The order in which the block found it: with `block_index`, which finding came first
     /// in the launch's order of execution.
     pub seq: u64,
+    /// A global race: the other block (None when several blocks read and which is not
+    /// known), and the buffer whose byte `byte` is.
+    pub other_block: Option<[u32; 3]>,
+    pub buffer: Option<String>,
+    /// A shared race between two lanes of one warp (what `__syncwarp()` would order).
+    pub same_warp: bool,
 }
 
 /// One global or shared load or store made by a thread of the watched block (for the
