@@ -53,6 +53,10 @@ pub enum GpuProbe {
     Hidden,
 }
 
+/// What `Backends::acquire` lends a run: the backend, the one that counts sectors when it
+/// may not, and why the backend is not the one asked for.
+pub type Acquired<'a> = (&'a mut dyn Backend, Option<&'a mut dyn Backend>, Option<Notice>);
+
 pub struct Backends {
     emulator: EmulatorBackend,
     gpu: Option<GpuBackend>,
@@ -99,25 +103,30 @@ impl Backends {
     }
 
     /// The backend `choice` gets: `emu` the emulator; `gpu` the GPU or the reason it is not
-    /// available; `auto` the GPU when one is usable, else the emulator with a notice.
-    pub fn acquire(&mut self, choice: BackendChoice) -> Result<(&mut dyn Backend, Option<Notice>), KernelFault> {
-        match choice {
-            BackendChoice::Emu => Ok((&mut self.emulator, None)),
-            BackendChoice::Gpu => Ok((self.open_gpu()?, None)),
-            BackendChoice::Auto => match self.open_gpu().err() {
-                None => Ok((self.gpu.as_mut().expect("opened"), None)),
-                Some(fault) => {
-                    let notice = if self.gpu_present() {
-                        format!(
-                            "a GPU was found but is not usable ({}); ran on the emulator",
-                            fault.message()
-                        )
-                    } else {
-                        "no GPU found; ran on the emulator".to_string()
-                    };
-                    Ok((&mut self.emulator, Some(Notice(notice))))
-                }
-            },
+    /// available; `auto` the GPU when one is usable, else the emulator with a notice. With
+    /// it, the backend that counts sectors when the chosen one may not: the emulator beside
+    /// a GPU (whose counters a user without profiling rights cannot read).
+    pub fn acquire(&mut self, choice: BackendChoice) -> Result<Acquired<'_>, KernelFault> {
+        let gpu_opened = match choice {
+            BackendChoice::Emu => Err(None),
+            BackendChoice::Gpu => self.open_gpu().map(|_| ()).map_err(Some),
+            BackendChoice::Auto => self.open_gpu().map(|_| ()).map_err(Some),
+        };
+        match (gpu_opened, choice) {
+            (Ok(()), _) => Ok((self.gpu.as_mut().expect("opened"), Some(&mut self.emulator), None)),
+            (Err(Some(fault)), BackendChoice::Gpu) => Err(fault),
+            (Err(Some(fault)), _) => {
+                let notice = if self.gpu_present() {
+                    format!(
+                        "a GPU was found but is not usable ({}); ran on the emulator",
+                        fault.message()
+                    )
+                } else {
+                    "no GPU found; ran on the emulator".to_string()
+                };
+                Ok((&mut self.emulator, None, Some(Notice(notice))))
+            }
+            (Err(None), _) => Ok((&mut self.emulator, None, None)),
         }
     }
 
@@ -164,9 +173,9 @@ impl Backends {
             // milliseconds); on a warm worker or the emulator this costs nothing.
             let early = EarlyCompile::start(scope, lesson, request);
             match self.acquire(choice) {
-                Ok((backend, notice)) => {
+                Ok((backend, counter, notice)) => {
                     let on_emulator = backend.info().kind == crate::backend::BackendKind::Emulator;
-                    let (report, kernel) = run_stages(lesson, request, backend, early, progress, cancel);
+                    let (report, kernel) = run_stages(lesson, request, backend, counter, early, progress, cancel);
                     (report, kernel, notice, on_emulator)
                 }
                 Err(fault) => (

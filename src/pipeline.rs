@@ -7,7 +7,9 @@ use crate::compile::{CompileFailure, CompiledKernel, Target, compile_kernel};
 use crate::harness::{fresh_seed, size_seed};
 use crate::lesson::{Language, Lesson};
 pub use crate::progress::Progress;
-use crate::report::{CompileSummary, GateResult, RunReport, SCHEMA_VERSION, StageTime, Verdict, thousands};
+use crate::report::{
+    CompileSummary, GateResult, RunReport, SCHEMA_VERSION, SectorProfile, StageTime, Verdict, thousands,
+};
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
@@ -89,16 +91,19 @@ pub fn run_with_backend(
     progress: &mut dyn FnMut(Progress),
     cancel: &CancelFlag,
 ) -> RunReport {
-    run_stages(lesson, request, backend, None, progress, cancel).0
+    run_stages(lesson, request, backend, None, None, progress, cancel).0
 }
 
 /// A whole run on `backend`, and the compiled kernel when it compiled (the policy emulates
 /// one launch of it for the diagram after a GPU run, without compiling again). `early` is a
 /// compile begun before the backend was ready; it is used when its target is the backend's.
+/// `counter` counts the sectors when `backend` may not (a GPU whose counters this user may
+/// not read): the run keeps the GPU's verdict and timing, and says whose figures they are.
 pub(crate) fn run_stages(
     lesson: &Lesson,
     request: &RunRequest,
     backend: &mut dyn Backend,
+    counter: Option<&mut dyn Backend>,
     early: Option<EarlyCompile>,
     progress: &mut dyn FnMut(Progress),
     cancel: &CancelFlag,
@@ -145,7 +150,12 @@ pub(crate) fn run_stages(
     });
     let started = Instant::now();
     kernel.machine_code = machine_code.and_then(|check| check.join().ok());
-    let profile = backend.profile(lesson, &kernel, profile_seed, cancel);
+    let profile = match (backend.profile(lesson, &kernel, profile_seed, cancel), counter) {
+        (Err(KernelFault::ProfilingRestricted { message }), Some(counter)) => {
+            count_elsewhere(lesson, request, &kernel, counter, &message, profile_seed, cancel)
+        }
+        (profile, _) => profile,
+    };
     if profiling_alongside {
         // What the run waited for the figures after the last size; the measurement's own
         // steps (it began right after compiling) follow from the profile.
@@ -181,9 +191,47 @@ pub(crate) fn run_stages(
     }
     run.stage("timing", started);
     run.conclude();
+    if run
+        .report
+        .profile
+        .as_ref()
+        .is_some_and(|p| p.counted_by_emulator_because.is_some())
+    {
+        run.report
+            .headline
+            .push_str(" (sectors counted by the emulator: this user may not read the GPU's counters)");
+    }
     crate::timeline("run: report complete");
     progress(Progress::Done);
     (run.report, Some(kernel))
+}
+
+/// The profile `counter` takes of the same kernel (compiled again when its target is not
+/// the backend's), marked with why the backend's own figures are missing.
+fn count_elsewhere(
+    lesson: &Lesson,
+    request: &RunRequest,
+    kernel: &CompiledKernel,
+    counter: &mut dyn Backend,
+    why: &str,
+    seed: u64,
+    cancel: &CancelFlag,
+) -> Result<SectorProfile, KernelFault> {
+    let recompiled;
+    let kernel = if kernel.target == counter.target() {
+        kernel
+    } else {
+        recompiled = Compiled::now(lesson, request, counter.target())
+            .result
+            .map_err(|failure| KernelFault::Infrastructure {
+                message: format!("{why}; and the emulator could not compile the kernel: {failure:?}"),
+            })?;
+        &recompiled
+    };
+    let mut profile = counter.profile(lesson, kernel, seed, cancel)?;
+    profile.counted_by_emulator_because = Some(why.to_string());
+    profile.source = format!("the emulator ({}), because {why}", profile.source);
+    Ok(profile)
 }
 
 /// The machine-code check running beside the verification (`start_machine_code_check`).

@@ -227,6 +227,14 @@ fn result(app: &mut App, ui: &mut Ui) {
             p.launches, p.n, p.average_active_lanes
         ));
         ui.label(RichText::new(&p.source).small());
+        if let Some(why) = &p.counted_by_emulator_because {
+            // The GPU checked and timed the kernel; only its counters were out of reach.
+            ui.colored_label(
+                ui.visuals().warn_fg_color,
+                format!("Sectors counted by the emulator, not the GPU: {why}."),
+            );
+            ui.label(RichText::new(crate::gpu::permission::HOW_TO_ALLOW).small());
+        }
         if p.shared.requests > 0 {
             ui.label(format!(
                 "shared memory: {} requests, {} bank-conflict wavefronts",

@@ -62,6 +62,9 @@ pub fn print_report(lesson: &Lesson, report: &RunReport) {
             thousands(profile.ideal_sectors)
         );
         println!("         {}", profile.source);
+        if profile.counted_by_emulator_because.is_some() {
+            println!("         {}", crate::gpu::permission::HOW_TO_ALLOW);
+        }
         println!(
             "  {:>5}  {:>15}  {:>15}  {:>6}  {:>6}",
             "line", "sectors", "ideal", "ratio", "lanes"

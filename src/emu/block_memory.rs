@@ -124,7 +124,7 @@ impl BlockRunner<'_> {
         };
         if h.kind == FindingKind::UninitialisedSharedRead {
             self.findings_noted += 1;
-            if let Err(back) = self.shared.defer_uninitialised(h.byte, finding) {
+            if let Some(back) = self.shared.defer_uninitialised(h.byte, finding) {
                 finding = back;
             } else {
                 return;

@@ -99,15 +99,15 @@ cells! {
     w_pc: "Instruction of the last write.",
     w_stamp: "Warp stamp of the last write.",
     r_epoch: "Epoch of the reads below (reads of earlier epochs are forgotten).",
-    r_first: "The epoch's first reader, its instruction and stamp.",
-    r_first_pc: "",
-    r_first_stamp: "",
-    r_last: "The epoch's latest reader, its instruction and stamp.",
-    r_last_pc: "",
-    r_last_stamp: "",
+    r_first: "The epoch's first reader.",
+    r_first_pc: "Instruction of `r_first`'s read.",
+    r_first_stamp: "Warp stamp of `r_first`'s read.",
+    r_last: "The epoch's latest reader.",
+    r_last_pc: "Instruction of `r_last`'s read.",
+    r_last_stamp: "Warp stamp of `r_last`'s read.",
     r_other: "The epoch's first reader of a warp other than `r_first`'s (or NONE).",
-    r_other_pc: "",
-    r_other_stamp: "",
+    r_other_pc: "Instruction of `r_other`'s read.",
+    r_other_stamp: "Warp stamp of `r_other`'s read.",
     flags: "`W_*` and `R_*` bits.",
 }
 
@@ -458,17 +458,17 @@ impl SharedMemory {
     }
 
     /// Holds back an uninitialised read of `byte` until the epoch ends (see `deferred`);
-    /// hands it back when too many are held already (the caller reports it at once).
+    /// hands it back (Some) when too many are held already (the caller reports it at once).
     pub fn defer_uninitialised(
         &mut self,
         byte: u64,
         finding: super::stats::RawFinding,
-    ) -> Result<(), super::stats::RawFinding> {
+    ) -> Option<super::stats::RawFinding> {
         if self.deferred.len() >= DEFERRED_CAP {
-            return Err(finding);
+            return Some(finding);
         }
         self.deferred.push((byte, finding));
-        Ok(())
+        None
     }
 
     /// At the end of an epoch (a barrier, or the block's end): the held-back uninitialised
@@ -832,14 +832,14 @@ mod tests {
             buffer: None,
             same_warp: false,
         };
-        assert!(s.defer_uninitialised(4, finding.clone()).is_ok());
+        assert!(s.defer_uninitialised(4, finding.clone()).is_none());
         // Thread 40 writes it in the same epoch: the read raced with that write.
         assert_eq!(s.note_write(4, 4, by(40, 61), false).unwrap().other_thread, Some(0));
         assert!(s.end_epoch().is_empty());
         // A byte nobody writes in the epoch stays an uninitialised read.
         s.epoch += 1;
         assert!(s.note_read(8, 4, by(0, 62)).is_some());
-        assert!(s.defer_uninitialised(8, finding).is_ok());
+        assert!(s.defer_uninitialised(8, finding).is_none());
         assert_eq!(s.end_epoch().len(), 1);
     }
 

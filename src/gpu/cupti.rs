@@ -30,12 +30,21 @@ unsafe extern "C" {
 }
 
 /// A CUPTI status as a fault, through cudarc's `CuptiError` (which carries CUPTI's own text).
+/// A refusal for want of privileges is a fault of its own kind: the run goes on without the
+/// GPU's counters (see `permission`). `HALOSCOPE_INJECT_CUPTI_STATUS` replaces the status
+/// of one call here (tests of that path on a card where profiling is open to everybody).
 fn check(what: &str, result: sys::CUptiResult) -> Result<(), KernelFault> {
+    let result = super::permission::injected_status(what).unwrap_or(result);
     result.result().map_err(|error| {
         let text = error
             .error_string()
             .map(|t| t.to_string_lossy().into_owned())
             .unwrap_or_else(|_| format!("{result:?}"));
+        if super::permission::is_privilege_refusal(result) {
+            return KernelFault::ProfilingRestricted {
+                message: super::permission::restricted_message(what, &text),
+            };
+        }
         KernelFault::Infrastructure {
             message: format!("CUPTI {what} failed: {text}"),
         }

@@ -5,6 +5,7 @@ mod capture;
 mod cupti;
 mod device;
 mod jit;
+pub mod permission;
 mod printf_gate;
 mod process;
 mod profiler;

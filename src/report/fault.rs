@@ -94,6 +94,12 @@ pub enum KernelFault {
     Infrastructure {
         message: String,
     },
+    /// The GPU ran the kernel but this user may not read its performance counters (the
+    /// driver's default on Linux and Windows: profiling is for administrators). Not the
+    /// kernel's fault, and not the end of the run: the sectors are counted elsewhere.
+    ProfilingRestricted {
+        message: String,
+    },
     Cancelled,
 }
 
@@ -106,7 +112,8 @@ impl KernelFault {
             | KernelFault::Barrier { message, .. }
             | KernelFault::Unsupported { message }
             | KernelFault::Crashed { message }
-            | KernelFault::Infrastructure { message } => message.clone(),
+            | KernelFault::Infrastructure { message }
+            | KernelFault::ProfilingRestricted { message } => message.clone(),
             KernelFault::Cancelled => "cancelled".into(),
         }
     }
@@ -123,6 +130,9 @@ impl KernelFault {
     }
 
     pub fn is_infrastructure(&self) -> bool {
-        matches!(self, KernelFault::Infrastructure { .. })
+        matches!(
+            self,
+            KernelFault::Infrastructure { .. } | KernelFault::ProfilingRestricted { .. }
+        )
     }
 }

@@ -59,6 +59,7 @@ pub fn fault_class(fault: &KernelFault) -> Option<HazardClass> {
         KernelFault::Crashed { .. }
         | KernelFault::Unsupported { .. }
         | KernelFault::Infrastructure { .. }
+        | KernelFault::ProfilingRestricted { .. }
         | KernelFault::Cancelled => None,
     }
 }

@@ -21,7 +21,9 @@ use serde::{Deserialize, Serialize};
 /// (added fields with defaults do not raise it). 2: `compile.compiler`, `compiler_version` and
 /// `compiler_path` replace `nvrtc_version` and `nvrtc_path`. 3: a misaligned access is a
 /// `fault.kind` of its own (`misaligned`, was `crashed`), and findings may be `global-race`.
-pub const SCHEMA_VERSION: u32 = 3;
+/// 4: `fault.kind` may be `profiling-restricted` (was `infrastructure`), and a GPU run's
+/// `profile.counted_by_emulator_because` says when the emulator counted its sectors.
+pub const SCHEMA_VERSION: u32 = 4;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]

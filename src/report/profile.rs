@@ -68,6 +68,10 @@ pub struct SectorProfile {
     pub average_active_lanes: f64,
     /// Where the figure came from, in words.
     pub source: String,
+    /// Set on a GPU run whose sectors the emulator counted, and why: the GPU checked and
+    /// timed the kernel, but this user may not read its counters.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub counted_by_emulator_because: Option<String>,
     /// What the kernel printed during the profile launch(es).
     #[serde(default)]
     pub output: Option<super::KernelOutput>,
