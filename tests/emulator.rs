@@ -180,8 +180,9 @@ fn a_race_is_caught_with_thread_and_line() {
         other => panic!("byte {other}: {}", race.message),
     };
     assert!(
-        race.message
-            .contains(&format!("{writer} wrote at line 15 with no __syncthreads() in between")),
+        race.message.contains(&format!(
+            "{writer} wrote at line 15: the same warp, with no __syncwarp() or __syncthreads()"
+        )),
         "{}",
         race.message
     );
