@@ -109,8 +109,7 @@ impl Backends {
     pub fn acquire(&mut self, choice: BackendChoice) -> Result<Acquired<'_>, KernelFault> {
         let gpu_opened = match choice {
             BackendChoice::Emu => Err(None),
-            BackendChoice::Gpu => self.open_gpu().map(|_| ()).map_err(Some),
-            BackendChoice::Auto => self.open_gpu().map(|_| ()).map_err(Some),
+            BackendChoice::Gpu | BackendChoice::Auto => self.open_gpu().map(|_| ()).map_err(Some),
         };
         match (gpu_opened, choice) {
             (Ok(()), _) => Ok((self.gpu.as_mut().expect("opened"), Some(&mut self.emulator), None)),
