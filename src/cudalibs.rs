@@ -45,11 +45,20 @@ impl CudaLib {
         }
     }
 
-    /// The haloscope-local pip install directory under the checkout.
-    fn deps_dir(self) -> &'static str {
+    /// The haloscope-local pip install directories under the checkout: scripts/setup.sh puts
+    /// NVRTC 13 in the first and, on a machine that needs it, NVRTC 12 in the second.
+    fn deps_dirs(self) -> &'static [&'static str] {
         match self {
-            CudaLib::Nvrtc => ".deps/nvrtc",
-            CudaLib::Cupti => ".deps/cupti",
+            CudaLib::Nvrtc => &[".deps/nvrtc", ".deps/nvrtc-cu12"],
+            CudaLib::Cupti => &[".deps/cupti", ".deps/cupti-cu12"],
+        }
+    }
+
+    /// "NVRTC" or "CUPTI".
+    pub fn display_name(self) -> &'static str {
+        match self {
+            CudaLib::Nvrtc => "NVRTC",
+            CudaLib::Cupti => "CUPTI",
         }
     }
 
@@ -99,9 +108,13 @@ pub fn candidates(lib: CudaLib, configured: Option<&Path>) -> Vec<LibLocation> {
             push_dir(lib, &mut found, &path, &source);
         }
     }
+    // What the user named stays first, whatever its version; the rest is sorted below.
+    let named = found.len();
     for root in project_roots() {
-        for dir in pip_lib_dirs(&root.join(lib.deps_dir())) {
-            push_dir(lib, &mut found, &dir, "haloscope .deps (pip)");
+        for deps in lib.deps_dirs() {
+            for dir in pip_lib_dirs(&root.join(deps)) {
+                push_dir(lib, &mut found, &dir, "haloscope .deps (pip)");
+            }
         }
     }
     for site in python_site_dirs() {
@@ -116,7 +129,153 @@ pub fn candidates(lib: CudaLib, configured: Option<&Path>) -> Vec<LibLocation> {
     }
     let mut seen = std::collections::HashSet::new();
     found.retain(|c| seen.insert(c.path.canonicalize().unwrap_or_else(|_| c.path.clone())));
+    // The majors this machine takes, best first; within one major, the order above.
+    let fit = LibFit::for_this_machine(lib);
+    let mut discovered = found.split_off(named.min(found.len()));
+    discovered.sort_by_key(|c| fit.rank(major_of(&c.path)));
+    found.extend(discovered);
     found
+}
+
+/// The major version in a library's file name: 13 for `libnvrtc.so.13` or `libcupti.so.13.0.85`.
+pub fn major_of(path: &Path) -> Option<u32> {
+    let name = path.file_name()?.to_str()?;
+    name.split_once(".so.")?.1.split('.').next()?.parse().ok()
+}
+
+/// Which major versions of a CUDA library this machine's driver and GPU can use, best first,
+/// and, when none of the usual ones can, why (one sentence with the fix).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LibFit {
+    pub majors: Vec<u32>,
+    pub problem: Option<String>,
+}
+
+impl LibFit {
+    /// From the driver's CUDA version and the chosen GPU (`crate::machine`).
+    pub fn for_this_machine(lib: CudaLib) -> LibFit {
+        let machine = crate::machine::machine();
+        let gpu = machine.chosen_gpu().ok().flatten();
+        match lib {
+            CudaLib::Nvrtc => nvrtc_fit(
+                machine.driver_cuda,
+                gpu.map(|g| (g.name.as_str(), g.compute_capability)),
+            ),
+            CudaLib::Cupti => cupti_fit(machine.driver_cuda),
+        }
+    }
+
+    /// Sort key: the position of `major` in the preferred list; unknown or unfitting last.
+    fn rank(&self, major: Option<u32>) -> usize {
+        major
+            .and_then(|m| self.majors.iter().position(|&w| w == m))
+            .unwrap_or(self.majors.len())
+    }
+
+    /// Whether a library of this major suits the machine (true when it cannot be told).
+    pub fn accepts(&self, major: Option<u32>) -> bool {
+        major.is_none_or(|m| self.majors.contains(&m))
+    }
+}
+
+/// The NVRTC majors the driver (`driver_cuda`, the newest CUDA it runs) and the GPU (name and
+/// compute capability) accept, best first. A cubin loads on a driver of its own major or a
+/// newer one, never an older one; NVRTC 13 compiles only for compute capability 7.5 and newer
+/// (it dropped Maxwell, Pascal and Volta), NVRTC 12 for 5.0 and newer. Without a GPU either
+/// does (the emulator runs PTX of both), 13 first.
+pub fn nvrtc_fit(driver_cuda: Option<(u32, u32)>, gpu: Option<(&str, (u32, u32))>) -> LibFit {
+    let any = LibFit {
+        majors: vec![13, 12],
+        problem: None,
+    };
+    let (Some((driver, _)), Some((name, cc))) = (driver_cuda, gpu) else {
+        return any;
+    };
+    let needs_12 = if driver < 12 {
+        return LibFit {
+            majors: vec![13, 12],
+            problem: Some(format!(
+                "the NVIDIA driver runs CUDA {driver} at most and haloscope's GPU backend needs CUDA 12                  or newer: install NVIDIA driver 525 or newer (580 or newer for CUDA 13); the emulator                  works meanwhile"
+            )),
+        };
+    } else if cc < (5, 0) {
+        return LibFit {
+            majors: vec![13, 12],
+            problem: Some(format!(
+                "the {name} (compute capability {}.{}) is older than any NVRTC haloscope can use                  compiles for (5.0 and newer); the emulator works on this machine",
+                cc.0, cc.1
+            )),
+        };
+    } else {
+        driver < 13 || cc < (7, 5)
+    };
+    if needs_12 {
+        // NVRTC 13 is kept as a last resort for the emulator.
+        LibFit {
+            majors: vec![12],
+            problem: None,
+        }
+    } else {
+        any
+    }
+}
+
+/// The CUPTI major that the driver takes: the driver's own (CUPTI 13 needs a CUDA 13 driver).
+pub fn cupti_fit(driver_cuda: Option<(u32, u32)>) -> LibFit {
+    match driver_cuda {
+        Some((driver, _)) if driver >= 13 => LibFit {
+            majors: vec![13, 12],
+            problem: None,
+        },
+        Some((12, _)) => LibFit {
+            majors: vec![12],
+            problem: None,
+        },
+        _ => LibFit {
+            majors: vec![13, 12],
+            problem: None,
+        },
+    }
+}
+
+/// Whether the loaded library (`location`) suits this machine's GPU: `Err` is one sentence
+/// saying which package or driver is needed. The GPU backend asks before it compiles for the
+/// GPU; the emulator takes any NVRTC.
+pub fn check_fits_gpu(lib: CudaLib, location: &LibLocation) -> Result<(), String> {
+    let fit = LibFit::for_this_machine(lib);
+    if let Some(problem) = fit.problem {
+        return Err(problem);
+    }
+    let major = major_of(&location.path);
+    if fit.accepts(major) {
+        return Ok(());
+    }
+    let machine = crate::machine::machine();
+    let gpu = machine
+        .chosen_gpu()
+        .ok()
+        .flatten()
+        .map(|g| {
+            format!(
+                "{} (compute capability {}.{})",
+                g.name, g.compute_capability.0, g.compute_capability.1
+            )
+        })
+        .unwrap_or_else(|| "GPU".into());
+    let driver = machine
+        .driver_cuda
+        .map(|(a, b)| format!("CUDA {a}.{b}"))
+        .unwrap_or_else(|| "CUDA ?".into());
+    let wanted = fit.majors.first().copied().unwrap_or(12);
+    Err(format!(
+        "this {gpu} with a {driver} driver needs {} {wanted}, and the one found is {} {} ({}): run          `make setup`, which installs the one that fits, or `python3 -m pip install --target          .deps/{}-cu{wanted} {}-cu{wanted}`",
+        lib.display_name(),
+        lib.display_name(),
+        major.map(|m| m.to_string()).unwrap_or_default(),
+        location.path.display(),
+        lib.display_name().to_lowercase(),
+        lib.pip_package()
+    ))
 }
 
 /// NVRTC opens `libnvrtc-builtins.so.M.m` by name when it compiles; a libnvrtc outside the
@@ -342,7 +501,9 @@ fn toolkit_dirs() -> Vec<PathBuf> {
 pub const CUDA_INCLUDE_ENV: &str = "HALOSCOPE_CUDA_INCLUDE";
 
 /// The haloscope-local pip install directory of the CUDA headers, under the checkout.
-const HEADERS_DEPS_DIR: &str = ".deps/cuda-headers";
+/// The first holds CUDA 13's, the second CUDA 12's (scripts/setup.sh installs the headers of
+/// the NVRTC it installs).
+const HEADERS_DEPS_DIRS: [&str; 2] = [".deps/cuda-headers", ".deps/cuda-headers-cu12"];
 
 /// One set of CUDA include directories that belong together (one toolkit or pip install).
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq)]
@@ -400,8 +561,10 @@ pub fn header_candidates(nvrtc: Option<&LibLocation>) -> Vec<CudaHeaders> {
         push(&mut found, CudaHeaders::new(&[beside], "beside NVRTC"));
     }
     for root in project_roots() {
-        for roots in pip_include_dirs(&root.join(HEADERS_DEPS_DIR)) {
-            push(&mut found, CudaHeaders::new(&roots, "haloscope .deps (pip)"));
+        for deps in HEADERS_DEPS_DIRS {
+            for roots in pip_include_dirs(&root.join(deps)) {
+                push(&mut found, CudaHeaders::new(&roots, "haloscope .deps (pip)"));
+            }
         }
     }
     for site in python_site_dirs() {
@@ -597,6 +760,44 @@ mod tests {
         assert_eq!(pick(vec![newer.clone()], (13, 4), true).as_deref(), Some("bundled"));
         assert_eq!(pick(vec![newer.clone()], (13, 4), false).as_deref(), Some("newer"));
         assert_eq!(pick(Vec::new(), (12, 4), false), None);
+    }
+
+    #[test]
+    fn the_nvrtc_major_fits_the_driver_and_the_card() {
+        let majors = |driver, cc| nvrtc_fit(Some(driver), Some(("card", cc))).majors;
+        // Driver 580+ (CUDA 13) and Turing or newer: 13, with 12 as a second choice.
+        assert_eq!(majors((13, 0), (9, 0)), vec![13, 12]);
+        assert_eq!(majors((13, 0), (7, 5)), vec![13, 12]);
+        // Pascal and Volta on a 580 driver: NVRTC 13 no longer compiles for them.
+        assert_eq!(majors((13, 0), (6, 1)), vec![12]);
+        assert_eq!(majors((13, 0), (7, 0)), vec![12]);
+        // A CUDA 12 driver (525-575) takes no cubin of NVRTC 13.
+        assert_eq!(majors((12, 8), (8, 9)), vec![12]);
+        // No GPU: the emulator runs either.
+        assert_eq!(nvrtc_fit(None, None).majors, vec![13, 12]);
+        assert_eq!(nvrtc_fit(Some((12, 2)), None).majors, vec![13, 12]);
+        let old_driver = nvrtc_fit(Some((11, 4)), Some(("card", (8, 6)))).problem.unwrap();
+        assert!(old_driver.contains("driver 525 or newer"), "{old_driver}");
+        let old_card = nvrtc_fit(Some((12, 4)), Some(("GTX 780", (3, 5)))).problem.unwrap();
+        assert!(old_card.contains("GTX 780 (compute capability 3.5)"), "{old_card}");
+        assert_eq!(cupti_fit(Some((12, 8))).majors, vec![12]);
+    }
+
+    #[test]
+    fn candidates_sort_by_the_major_in_their_file_name() {
+        assert_eq!(major_of(Path::new("/x/nvidia/cu13/lib/libnvrtc.so.13")), Some(13));
+        assert_eq!(
+            major_of(Path::new("/usr/local/cuda/lib64/libcupti.so.12.8.90")),
+            Some(12)
+        );
+        assert_eq!(major_of(Path::new("libnvrtc.so")), None);
+        let fit = LibFit {
+            majors: vec![12],
+            problem: None,
+        };
+        assert_eq!(fit.rank(Some(12)), 0);
+        assert_eq!(fit.rank(Some(13)), 1);
+        assert!(fit.accepts(None) && fit.accepts(Some(12)) && !fit.accepts(Some(13)));
     }
 
     #[test]

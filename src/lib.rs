@@ -18,6 +18,7 @@ pub mod grade;
 pub mod harness;
 pub mod hazard_check;
 pub mod lesson;
+pub mod machine;
 pub mod pipeline;
 pub mod progress;
 pub mod ptx;

@@ -123,6 +123,12 @@ fn result(app: &mut App, ui: &mut Ui) {
     ui.label(&report.headline);
     if let Some(b) = &report.backend {
         ui.label(RichText::new(format!("{:?}: {} · seed {}", b.kind, b.device, report.seed)).small());
+        if b.display_watchdog {
+            ui.colored_label(
+                ui.visuals().warn_fg_color,
+                RichText::new(crate::report::WATCHDOG_NOTE).small(),
+            );
+        }
     }
     ui.add_space(6.0);
 

@@ -23,6 +23,11 @@ pub struct Cli {
     #[arg(long, global = true, value_name = "DIR")]
     pub lessons: Option<PathBuf>,
 
+    /// The GPU to run on, by its index in `haloscope doctor`'s list (default: the first GPU
+    /// that drives no display). Same as HALOSCOPE_DEVICE; the app takes it too.
+    #[arg(long, global = true, value_name = "N")]
+    pub device: Option<usize>,
+
     #[command(subcommand)]
     pub command: Option<Command>,
 }
@@ -227,6 +232,11 @@ pub enum LessonCommand {
 
 /// Runs a parsed command line and returns the process exit code.
 pub fn main_with(cli: Cli) -> i32 {
+    if let Some(index) = cli.device {
+        // The GPU worker is a child process: the choice travels in its environment.
+        // SAFETY: main_with runs first thing in main, before any thread is started.
+        unsafe { std::env::set_var(crate::machine::DEVICE_ENV, index.to_string()) };
+    }
     let course_dir = cli.lessons.clone().unwrap_or_else(crate::lesson::default_course_dir);
     match cli.command {
         Some(Command::Lessons) => lessons::list(&course_dir),

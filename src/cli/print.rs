@@ -9,6 +9,9 @@ pub fn print_report(lesson: &Lesson, report: &RunReport) {
     println!("kernel   {}", report.kernel_file);
     if let Some(backend) = &report.backend {
         println!("backend  {:?}: {}", backend.kind, backend.device);
+        if backend.display_watchdog {
+            println!("         note: {}", crate::report::WATCHDOG_NOTE);
+        }
     }
     println!("seed     {}", report.seed);
     if let Some(compile) = &report.compile {

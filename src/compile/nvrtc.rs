@@ -4,7 +4,7 @@ use super::contract_probe::{PROBE_FILE, probe_source};
 use super::diagnostics::{Diagnostic, Severity, parse_nvrtc_log};
 use super::entry_check::check_entry;
 use super::{CompileFailure, CompiledKernel, Target};
-use crate::cudalibs::{CUDA_INCLUDE_ENV, CudaHeaders, CudaLib, cuda_headers, ensure_loaded};
+use crate::cudalibs::{CUDA_INCLUDE_ENV, CudaHeaders, CudaLib, LibLocation, cuda_headers, ensure_loaded, major_of};
 use crate::lesson::Lesson;
 use cudarc::nvrtc::{result, sys};
 use std::ffi::CString;
@@ -21,6 +21,7 @@ pub(super) fn compile_cuda(
     let started = std::time::Instant::now();
     let nvrtc =
         ensure_loaded(CudaLib::Nvrtc, nvrtc_path).map_err(|help| CompileFailure::CompilerUnavailable { help })?;
+    check_cudarc_uses(&nvrtc).map_err(|help| CompileFailure::CompilerUnavailable { help })?;
     let headers = nvrtc_version_numbers().and_then(|version| cuda_headers(&nvrtc, version));
     // The learner's text comes first and unchanged, so NVRTC's line numbers are theirs; the
     // probe after it has a `#line` of its own.
@@ -274,6 +275,20 @@ pub fn nvrtc_version() -> String {
         format!("{major}.{minor}")
     } else {
         "unknown".into()
+    }
+}
+
+/// cudarc opens NVRTC by name (`libnvrtc.so`, then `.so.13`, then `.so.12`), so a library on
+/// the loader's path can answer instead of the file `cudalibs` chose and opened: NVRTC 13
+/// from LD_LIBRARY_PATH where this GPU needs 12, say. Checked by asking the answering one
+/// its version.
+fn check_cudarc_uses(chosen: &LibLocation) -> Result<(), String> {
+    match (major_of(&chosen.path), nvrtc_version_numbers()) {
+        (Some(chosen_major), Some((answering, minor))) if chosen_major != answering => Err(format!(
+            "haloscope chose NVRTC {chosen_major} ({}) for this machine, but NVRTC {answering}.{minor} from              the library path answers instead: take that folder out of LD_LIBRARY_PATH, or set              HALOSCOPE_NVRTC to the NVRTC you want",
+            chosen.path.display()
+        )),
+        _ => Ok(()),
     }
 }
 

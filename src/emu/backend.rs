@@ -100,6 +100,7 @@ impl Backend for EmulatorBackend {
             super::host_threads()
         };
         BackendInfo {
+            display_watchdog: false,
             kind: BackendKind::Emulator,
             device: format!("PTX emulator on {threads} host thread(s)"),
         }

@@ -86,7 +86,8 @@ impl Device {
         if count < 1 {
             return Err("the NVIDIA driver reports no GPU".into());
         }
-        let ctx = CudaContext::new(0).map_err(|e| format!("cannot create a CUDA context: {e:?}"))?;
+        let index = crate::machine::machine().chosen_gpu()?.map_or(0, |g| g.index);
+        let ctx = CudaContext::new(index).map_err(|e| format!("cannot create a CUDA context on GPU {index}: {e:?}"))?;
         // No implicit events around launches: timing and CUPTI see only the kernel.
         // SAFETY: this process uses one stream and synchronises explicitly.
         unsafe { ctx.disable_event_tracking() };
@@ -115,8 +116,11 @@ impl Device {
         let mut version = 0;
         // SAFETY: plain out-parameter.
         unsafe { sys::cuDriverGetVersion(&mut version) };
+        use sys::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_KERNEL_EXEC_TIMEOUT as WATCHDOG;
         Ok(DeviceInfo {
+            index: self.ctx.ordinal(),
             name: self.ctx.name()?,
+            watchdog: self.ctx.attribute(WATCHDOG)? != 0,
             compute_capability: (major, minor),
             driver_version: format!("{}.{}", version / 1000, (version % 1000) / 10),
             memory_bytes: self.ctx.total_mem()? as u64,

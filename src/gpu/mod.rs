@@ -17,6 +17,7 @@ pub use worker::worker_main;
 
 use crate::backend::{Backend, BackendInfo, BackendKind, CancelFlag, KernelFault, SizeRun};
 use crate::compile::{CompiledKernel, Target};
+use crate::cudalibs::{CudaLib, check_fits_gpu, ensure_loaded};
 use crate::lesson::Lesson;
 use crate::progress::Progress;
 use crate::report::{GlobalAccess, ProfileBuilder, SectorProfile, StageTime, Timing};
@@ -64,6 +65,10 @@ pub struct GpuBackend {
 impl GpuBackend {
     /// Starts the worker and asks it for the device.
     pub fn open() -> Result<GpuBackend, KernelFault> {
+        // The NVRTC found must make code this GPU and driver load (NVRTC 12 for a CUDA 12
+        // driver or a card older than Turing); otherwise one sentence says what to install.
+        let nvrtc = ensure_loaded(CudaLib::Nvrtc, None).map_err(|message| KernelFault::Infrastructure { message })?;
+        check_fits_gpu(CudaLib::Nvrtc, &nvrtc).map_err(|message| KernelFault::Infrastructure { message })?;
         crate::timeline("GPU backend: starting the worker and the profiler child");
         let mut worker = Worker::spawn(false).map_err(|e| infrastructure(&e))?;
         // Its context is made while the worker makes its own and the kernel compiles.
@@ -158,9 +163,10 @@ impl Backend for GpuBackend {
         BackendInfo {
             kind: BackendKind::Gpu,
             device: format!(
-                "{} (sm_{major}{minor}), driver {}",
-                self.device.name, self.device.driver_version
+                "GPU {}: {} (sm_{major}{minor}), driver {}",
+                self.device.index, self.device.name, self.device.driver_version
             ),
+            display_watchdog: self.device.watchdog,
         }
     }
 
@@ -317,7 +323,15 @@ pub fn launch_each(
     worker::launch_each(lesson, &images, n, launches, seed, report)
 }
 
-/// The compute capability of device 0, asked in this process.
+/// Whether this process may read the chosen GPU's counters: the profiler's own set-up
+/// (`cupti::get_ready`: load CUPTI, initialise its profiler, check the device) run in this
+/// process, for `haloscope doctor`. `Err` is the fault a profile would get.
+pub fn profiling_check() -> Result<(), KernelFault> {
+    let d = device::Device::open().map_err(|message| KernelFault::Infrastructure { message })?;
+    cupti::get_ready(&d).map(|_| ())
+}
+
+/// The compute capability of the chosen GPU (`crate::machine`), asked in this process.
 pub fn compute_capability() -> Result<(i32, i32), String> {
     let d = device::Device::open()?;
     d.ctx.compute_capability().map_err(|e| format!("{e:?}"))

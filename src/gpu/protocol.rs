@@ -89,7 +89,11 @@ pub enum Request {
 
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 pub struct DeviceInfo {
+    /// The CUDA ordinal the worker opened (`crate::machine`'s choice or `--device`).
+    pub index: usize,
     pub name: String,
+    /// The driver stops long kernels on it: it drives a display.
+    pub watchdog: bool,
     pub compute_capability: (i32, i32),
     pub driver_version: String,
     pub memory_bytes: u64,

@@ -38,7 +38,15 @@ pub struct BackendInfo {
     pub kind: BackendKind,
     /// `NVIDIA H200 (sm_90)` or `PTX emulator, 2 threads`.
     pub device: String,
+    /// The GPU drives a display, so the driver's watchdog stops a kernel that runs too long
+    /// (about 2 s on Windows; X's limit on Linux): said in the run panel and the CLI.
+    #[serde(default)]
+    pub display_watchdog: bool,
 }
+
+/// What the run panel and the CLI say about a GPU with a display watchdog.
+pub const WATCHDOG_NOTE: &str = "this GPU drives a display: its driver stops any kernel that runs longer than a few \
+     seconds (CUDA_ERROR_LAUNCH_TIMEOUT). A second GPU without a display avoids it (`--device`)";
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
