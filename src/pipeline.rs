@@ -510,3 +510,6 @@ fn merge_findings(all: &mut Vec<crate::backend::Finding>, new: Vec<crate::backen
         }
     }
 }
+
+#[cfg(test)]
+mod profiling_restricted_tests;

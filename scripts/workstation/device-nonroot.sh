@@ -35,6 +35,13 @@ done
 as_learner env HALOSCOPE_INJECT_CUPTI_STATUS='*=CUPTI_ERROR_INSUFFICIENT_PRIVILEGES' \
     .devbin/haloscope run --lesson stencil-2d --kernel kernels/stencil-2d/solution.cu --backend gpu \
     > "$OUT/stencil-2d-injected.txt" 2>&1
+# Grading with --backend gpu under the same refusal: the table's sectors come from the emulator.
+mkdir -p "$OUT/grade-subs" && cp kernels/stencil-2d/solution.cu kernels/stencil-2d/starter.cu "$OUT/grade-subs/"
+chmod -R a+rwX "$OUT/grade-subs"
+as_learner env HALOSCOPE_INJECT_CUPTI_STATUS='*=CUPTI_ERROR_INSUFFICIENT_PRIVILEGES' \
+    .devbin/haloscope grade --lesson stencil-2d --backend gpu --jobs 1 --skip-lesson-check \
+    --out "$OUT/grade-out" "$OUT/grade-subs" > "$OUT/grade.txt" 2>&1
+echo "grade injected rc=$?"; tail -5 "$OUT/grade.txt"
 python3 - "$OUT" <<'PY'
 import json, sys, glob, os
 for f in sorted(glob.glob(sys.argv[1] + "/*.json")):

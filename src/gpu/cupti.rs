@@ -34,12 +34,19 @@ unsafe extern "C" {
 /// GPU's counters (see `permission`). `HALOSCOPE_INJECT_CUPTI_STATUS` replaces the status
 /// of one call here (tests of that path on a card where profiling is open to everybody).
 fn check(what: &str, result: sys::CUptiResult) -> Result<(), KernelFault> {
-    let result = super::permission::injected_status(what).unwrap_or(result);
+    status_fault(what, super::permission::injected_status(what).unwrap_or(result))
+}
+
+/// `check` after the injection: the status of CUPTI call `what` as the run's fault.
+pub(super) fn status_fault(what: &str, result: sys::CUptiResult) -> Result<(), KernelFault> {
     result.result().map_err(|error| {
-        let text = error
-            .error_string()
+        // CUPTI's own text when CUPTI is here (asking a missing library would panic in cudarc).
+        // SAFETY: only probes for the library.
+        let text = unsafe { sys::is_culib_present() }
+            .then(|| error.error_string().ok())
+            .flatten()
             .map(|t| t.to_string_lossy().into_owned())
-            .unwrap_or_else(|_| format!("{result:?}"));
+            .unwrap_or_else(|| format!("{result:?}"));
         if super::permission::is_privilege_refusal(result) {
             return KernelFault::ProfilingRestricted {
                 message: super::permission::restricted_message(what, &text),

@@ -323,6 +323,15 @@ pub fn launch_each(
     worker::launch_each(lesson, &images, n, launches, seed, report)
 }
 
+/// What the CUPTI call site makes of call `call` when `injection` (as
+/// `HALOSCOPE_INJECT_CUPTI_STATUS` would say it) replaces its status: the fault a profile gets.
+/// For tests of the run without counters on machines with no GPU (CI); on a GPU the same
+/// check runs inside the profiler with the environment variable.
+pub fn cupti_call_site_fault(call: &str, injection: &str) -> Result<(), KernelFault> {
+    let status = permission::parse_injection(injection, call).unwrap_or(cudarc::cupti::sys::CUptiResult::CUPTI_SUCCESS);
+    cupti::status_fault(call, status)
+}
+
 /// Whether this process may read the chosen GPU's counters: the profiler's own set-up
 /// (`cupti::get_ready`: load CUPTI, initialise its profiler, check the device) run in this
 /// process, for `haloscope doctor`. `Err` is the fault a profile would get.

@@ -29,7 +29,7 @@ pub fn injected_status(call: &str) -> Option<CUptiResult> {
     parse_injection(&std::env::var(INJECT_ENV).ok()?, call)
 }
 
-fn parse_injection(spec: &str, call: &str) -> Option<CUptiResult> {
+pub(super) fn parse_injection(spec: &str, call: &str) -> Option<CUptiResult> {
     let (target, status) = spec.split_once('=')?;
     if target.trim() != call && target.trim() != "*" {
         return None;
