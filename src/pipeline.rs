@@ -121,6 +121,13 @@ pub(crate) fn run_stages(
 
     let sizes = &lesson.verify_sizes;
     for (index, &n) in sizes.iter().enumerate() {
+        // Between steps as well as inside them: a backend step that ignores the flag (or
+        // finished just before it was raised) must not start the next one.
+        if cancel.is_cancelled() {
+            backend.discard_profile();
+            run.finish_with_fault(KernelFault::Cancelled);
+            return (run.report, Some(kernel));
+        }
         progress(Progress::Verifying {
             n,
             index,
@@ -180,6 +187,10 @@ pub(crate) fn run_stages(
         }
     }
 
+    if cancel.is_cancelled() {
+        run.finish_with_fault(KernelFault::Cancelled);
+        return (run.report, Some(kernel));
+    }
     progress(Progress::Timing);
     let started = Instant::now();
     match backend.time(lesson, &kernel, cancel) {

@@ -185,3 +185,50 @@ fn the_worker_survives_a_crash_and_a_hang() {
     let wrong = mismatches(h, &starter);
     assert!(wrong.is_empty(), "{}", wrong.join("\n"));
 }
+
+/// Cancel stops a GPU run within 1 s (issue 30): a kernel that never ends holds the worker in
+/// its verification launch; Cancel, raised 1.5 s in, must end the run (the worker killed, a
+/// fresh one for the next run) well before the 20 s launch limit, and the next run works.
+#[test]
+#[ignore = "needs an NVIDIA GPU"]
+fn cancel_stops_a_gpu_run_within_a_second() {
+    let mut backend = gpu();
+    let lesson = common::lesson("stencil-1d");
+    let endless = "extern \"C\" __global__ void stencil1d(const float* __restrict__ in, float* __restrict__ out, int n)\n\
+        {\n    volatile int spin = 1;\n    while (spin) { }\n    out[0] = in[0];\n}\n";
+    let request = RunRequest {
+        source: endless.into(),
+        source_name: "endless.cu".into(),
+        kernel_file: "endless.cu".into(),
+        seed: Some(3),
+        nvrtc_path: None,
+    };
+    let cancel = CancelFlag::default();
+    let raise = cancel.clone();
+    let raised_at = std::sync::Arc::new(std::sync::Mutex::new(None));
+    let raised = raised_at.clone();
+    let raiser = std::thread::spawn(move || {
+        std::thread::sleep(std::time::Duration::from_millis(1500));
+        *raised.lock().unwrap() = Some(std::time::Instant::now());
+        raise.cancel();
+    });
+    let report = run_with_backend(&lesson, &request, &mut backend, &mut |_| {}, &cancel);
+    let ended = std::time::Instant::now();
+    raiser.join().unwrap();
+    let raised_at = raised_at.lock().unwrap().expect("Cancel was raised");
+    let after = ended.duration_since(raised_at);
+    println!(
+        "cancelled GPU run ended {:.0} ms after Cancel",
+        after.as_secs_f64() * 1e3
+    );
+    assert!(
+        matches!(report.fault, Some(KernelFault::Cancelled)),
+        "{:?}: {}",
+        report.fault,
+        report.headline
+    );
+    assert!(after < std::time::Duration::from_secs(1), "took {after:?} after Cancel");
+    // The worker was killed; the next run gets a fresh one and passes.
+    let next = run_on(&mut backend, "stencil-1d", "kernels/stencil-1d/solution.cu");
+    assert_eq!(next.verdict, Verdict::Pass, "{}", next.headline);
+}

@@ -75,7 +75,7 @@ impl GpuBackend {
         let mut spare_profiler = None;
         profiler::ensure_spare(&mut spare_profiler);
         let hello = worker
-            .request(&Request::Hello, HELLO_TIMEOUT)
+            .request(&Request::Hello, HELLO_TIMEOUT, None)
             .map_err(|e| infrastructure(&e))?;
         crate::timeline("GPU backend: the worker's Hello came back");
         match hello {
@@ -94,11 +94,15 @@ impl GpuBackend {
         }
     }
 
-    fn call(&mut self, request: &Request, timeout: Duration) -> Result<Response, KernelFault> {
+    fn call(&mut self, request: &Request, timeout: Duration, cancel: &CancelFlag) -> Result<Response, KernelFault> {
         if self.worker.is_none() {
             self.worker = Some(Worker::spawn(false).map_err(|e| infrastructure(&e))?);
         }
-        let result = self.worker.as_mut().expect("worker").request(request, timeout);
+        let result = self
+            .worker
+            .as_mut()
+            .expect("worker")
+            .request(request, timeout, Some(cancel));
         match result {
             Ok(Response::Fault { fault }) => {
                 if matches!(fault, KernelFault::Crashed { .. }) {
@@ -154,6 +158,7 @@ fn worker_fault(error: &WorkerError) -> KernelFault {
             message: format!("the GPU worker process died ({why}); a new one starts with the next run"),
         },
         WorkerError::Spawn(why) => KernelFault::Infrastructure { message: why.clone() },
+        WorkerError::Cancelled => KernelFault::Cancelled,
     }
 }
 
@@ -206,7 +211,7 @@ impl Backend for GpuBackend {
         n: u32,
         seed: u64,
         _progress: &mut dyn FnMut(Progress),
-        _cancel: &CancelFlag,
+        cancel: &CancelFlag,
     ) -> Result<SizeRun, KernelFault> {
         let request = Request::Verify {
             lesson: Box::new(lesson.clone()),
@@ -214,7 +219,7 @@ impl Backend for GpuBackend {
             n,
             seed,
         };
-        match self.call(&request, verify_timeout())? {
+        match self.call(&request, verify_timeout(), cancel)? {
             Response::Verified { run, .. } => Ok(run),
             other => Err(unexpected(&other)),
         }
@@ -225,7 +230,7 @@ impl Backend for GpuBackend {
         lesson: &Lesson,
         kernel: &CompiledKernel,
         seed: u64,
-        _cancel: &CancelFlag,
+        cancel: &CancelFlag,
     ) -> Result<SectorProfile, KernelFault> {
         // A fresh child per measurement: CUPTI collects SASS metrics once per process.
         let pending = match self.pending_profile.take() {
@@ -237,7 +242,7 @@ impl Backend for GpuBackend {
             )
             .map_err(|e| infrastructure(&e))?,
         };
-        let (result, took) = pending.collect();
+        let (result, took) = pending.collect(cancel);
         let measured = result?;
         let mut profile = sector_profile(&measured, lesson.profile_size);
         profile.stages.push(StageTime {
@@ -257,14 +262,14 @@ impl Backend for GpuBackend {
         &mut self,
         lesson: &Lesson,
         kernel: &CompiledKernel,
-        _cancel: &CancelFlag,
+        cancel: &CancelFlag,
     ) -> Result<Option<Timing>, KernelFault> {
         let request = Request::Time {
             lesson: Box::new(lesson.clone()),
             kernel: Self::image(kernel),
             launches: lesson.profile_launches,
         };
-        match self.call(&request, TIME_TIMEOUT)? {
+        match self.call(&request, TIME_TIMEOUT, cancel)? {
             Response::Timed { mut timing } => {
                 timing.copy_gbps = Some(self.device.copy_gbps);
                 Ok(Some(timing))

@@ -2,11 +2,12 @@
 //! with a timeout, and kill it when it hangs.
 
 use super::protocol::{Request, Response};
+use crate::backend::CancelFlag;
 use std::io::{BufRead, BufReader, Read, Write};
 use std::process::{Child, ChildStdin, Command, Stdio};
 use std::sync::mpsc::{Receiver, RecvTimeoutError, channel};
 use std::sync::{Arc, Mutex};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 #[derive(Debug)]
 pub enum WorkerError {
@@ -15,7 +16,12 @@ pub enum WorkerError {
     /// The worker exited; with the end of what it wrote to stderr.
     Died(String),
     Spawn(String),
+    /// The learner pressed Cancel; the worker was killed.
+    Cancelled,
 }
+
+/// How often a wait for a worker looks at the Cancel flag: Cancel must stop a run within 1 s.
+const CANCEL_POLL: Duration = Duration::from_millis(50);
 
 pub struct Worker {
     child: Child,
@@ -88,20 +94,38 @@ impl Worker {
         })
     }
 
-    pub fn request(&mut self, request: &Request, timeout: Duration) -> Result<Response, WorkerError> {
+    /// Sends `request` and waits for the reply, at most `timeout`; when `cancel` is raised
+    /// meanwhile the worker is killed (a kernel cannot be stopped any other way) and the wait
+    /// ends within `CANCEL_POLL`.
+    pub fn request(
+        &mut self,
+        request: &Request,
+        timeout: Duration,
+        cancel: Option<&CancelFlag>,
+    ) -> Result<Response, WorkerError> {
         let line = serde_json::to_string(request).map_err(|e| WorkerError::Spawn(e.to_string()))?;
         if writeln!(self.stdin, "{line}").and_then(|_| self.stdin.flush()).is_err() {
             return Err(self.died());
         }
-        match self.replies.recv_timeout(timeout) {
-            Ok(reply) => {
-                serde_json::from_str(&reply).map_err(|e| WorkerError::Died(format!("unreadable reply ({e}): {reply}")))
-            }
-            Err(RecvTimeoutError::Timeout) => {
+        let deadline = Instant::now() + timeout;
+        loop {
+            if cancel.is_some_and(CancelFlag::is_cancelled) {
                 self.kill();
-                Err(WorkerError::Timeout(timeout))
+                return Err(WorkerError::Cancelled);
             }
-            Err(RecvTimeoutError::Disconnected) => Err(self.died()),
+            let left = deadline.saturating_duration_since(Instant::now());
+            match self.replies.recv_timeout(left.min(CANCEL_POLL)) {
+                Ok(reply) => {
+                    return serde_json::from_str(&reply)
+                        .map_err(|e| WorkerError::Died(format!("unreadable reply ({e}): {reply}")));
+                }
+                Err(RecvTimeoutError::Timeout) if left > CANCEL_POLL => continue,
+                Err(RecvTimeoutError::Timeout) => {
+                    self.kill();
+                    return Err(WorkerError::Timeout(timeout));
+                }
+                Err(RecvTimeoutError::Disconnected) => return Err(self.died()),
+            }
         }
     }
 

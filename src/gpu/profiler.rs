@@ -9,7 +9,7 @@
 
 use super::process::{Worker, WorkerError};
 use super::protocol::{GpuProfile, Request, Response};
-use crate::backend::KernelFault;
+use crate::backend::{CancelFlag, KernelFault};
 use std::sync::mpsc::{Receiver, channel};
 use std::time::{Duration, Instant};
 
@@ -41,7 +41,8 @@ pub fn start(spare: &mut Option<Worker>, request: Request, timeout: Duration) ->
         .spawn(move || {
             // The child is dropped (killed, if still alive) when the thread ends.
             let started = Instant::now();
-            let reply = child.request(&request, timeout);
+            // Cancel reaches this child through `PendingProfile::collect`, which kills it.
+            let reply = child.request(&request, timeout, None);
             crate::timeline("profiler child replied");
             let _ = tx.send((reply, started.elapsed()));
         })
@@ -52,13 +53,24 @@ pub fn start(spare: &mut Option<Worker>, request: Request, timeout: Duration) ->
 impl PendingProfile {
     /// Waits for the child's figures. Also returns how long the child took from the request
     /// to its reply (it overlaps the verification).
-    pub fn collect(self) -> (Result<GpuProfile, KernelFault>, Duration) {
-        let (reply, took) = self.result.recv().unwrap_or_else(|_| {
-            (
-                Err(WorkerError::Died("the profiler thread ended without a reply".into())),
-                Duration::ZERO,
-            )
-        });
+    /// Cancel kills the child and returns at once.
+    pub fn collect(self, cancel: &CancelFlag) -> (Result<GpuProfile, KernelFault>, Duration) {
+        let (reply, took) = loop {
+            if cancel.is_cancelled() {
+                self.discard();
+                return (Err(KernelFault::Cancelled), Duration::ZERO);
+            }
+            match self.result.recv_timeout(Duration::from_millis(50)) {
+                Ok(reply) => break reply,
+                Err(std::sync::mpsc::RecvTimeoutError::Timeout) => continue,
+                Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => {
+                    break (
+                        Err(WorkerError::Died("the profiler thread ended without a reply".into())),
+                        Duration::ZERO,
+                    );
+                }
+            }
+        };
         let result = match reply {
             Ok(Response::Profiled { profile }) => Ok(profile),
             Ok(Response::Fault { fault }) => Err(fault),
