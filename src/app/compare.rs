@@ -4,6 +4,7 @@
 //! of their own and are kept by source, so flipping between pairs is immediate.
 
 use super::App;
+use super::jobs::Job;
 use super::theme::palette;
 use crate::backend::{BackendChoice, CancelFlag};
 use crate::backends::{Backends, GpuProbe};
@@ -13,7 +14,6 @@ use crate::pipeline::RunRequest;
 use crate::report::{RunReport, thousands};
 use egui::{RichText, Ui};
 use std::collections::HashMap;
-use std::sync::mpsc::{Receiver, channel};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Side {
@@ -31,7 +31,7 @@ pub struct CompareState {
     reports: HashMap<String, RunReport>,
     /// The lesson's starter and solution texts, read once (the view draws every frame).
     files: HashMap<std::path::PathBuf, Option<String>>,
-    job: Option<Receiver<Vec<(String, RunReport)>>>,
+    job: Option<Job<Vec<(String, RunReport)>>>,
 }
 
 impl Default for CompareState {
@@ -53,47 +53,36 @@ impl CompareState {
 
     /// Takes finished runs off their thread; called every frame from `App::logic`.
     pub fn poll(&mut self) {
-        let Some(rx) = &self.job else { return };
-        if let Ok(done) = rx.try_recv() {
+        let Some(job) = &self.job else { return };
+        if let Some(done) = job.poll() {
             self.reports.extend(done);
             self.job = None;
         }
     }
 
     fn start(&mut self, lesson: Lesson, sources: Vec<(String, String)>, repaint: impl Fn() + Send + 'static) {
-        let (tx, rx) = channel();
-        std::thread::Builder::new()
-            .name("compare".into())
-            .spawn(move || {
-                let mut backends = Backends::new(GpuProbe::Hidden);
-                let done = sources
-                    .into_iter()
-                    .map(|(source, name)| {
-                        let request = RunRequest {
-                            source: source.clone(),
-                            source_name: name,
-                            kernel_file: "<compare>".into(),
-                            seed: Some(1),
-                            nvrtc_path: None,
-                        };
-                        let report = backends
-                            .run(
-                                &lesson,
-                                &request,
-                                BackendChoice::Emu,
-                                false,
-                                &mut |_| {},
-                                &CancelFlag::default(),
-                            )
-                            .report;
-                        (source, report)
-                    })
-                    .collect();
-                let _ = tx.send(done);
-                repaint();
-            })
-            .expect("spawn the compare thread");
-        self.job = Some(rx);
+        // A job started before is dropped here, which cancels it.
+        let work = move |cancel: &CancelFlag| {
+            let mut backends = Backends::new(GpuProbe::Hidden);
+            sources
+                .into_iter()
+                .take_while(|_| !cancel.is_cancelled())
+                .map(|(source, name)| {
+                    let request = RunRequest {
+                        source: source.clone(),
+                        source_name: name,
+                        kernel_file: "<compare>".into(),
+                        seed: Some(1),
+                        nvrtc_path: None,
+                    };
+                    let report = backends
+                        .run(&lesson, &request, BackendChoice::Emu, false, &mut |_| {}, cancel)
+                        .report;
+                    (source, report)
+                })
+                .collect()
+        };
+        self.job = Some(Job::start("compare", work, repaint));
     }
 }
 

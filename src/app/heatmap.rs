@@ -9,15 +9,14 @@
 use super::App;
 pub use super::heatmap_paint::Layer;
 use super::heatmap_paint::{block_lines, colour, legend};
+use super::jobs::Job;
 use super::theme::{Palette, palette};
-use crate::backend::CancelFlag;
 use crate::emu::fetch_map::FetchMap;
 use crate::fetches::{fetch_map, offered_sizes, summary, window_for};
 use crate::lesson::Lesson;
 use crate::pipeline::RunRequest;
 use crate::report::thousands;
 use egui::{Color32, ColorImage, Pos2, Rect, RichText, Sense, TextureHandle, TextureOptions, Ui, Vec2};
-use std::sync::mpsc::{Receiver, channel};
 
 /// What is being counted: a lesson's kernel source at size `n`, window from `origin`.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -37,7 +36,7 @@ pub struct HeatMapState {
     pub z: u32,
     /// First element of the window, for sizes larger than the window.
     pub origin: [u32; 3],
-    job: Option<(Key, Receiver<Result<FetchMap, String>>)>,
+    job: Option<(Key, Job<Result<FetchMap, String>>)>,
     done: Option<(Key, Result<FetchMap, String>)>,
     texture: Option<(TextureKey, TextureHandle)>,
 }
@@ -62,8 +61,8 @@ impl HeatMapState {
 
     /// Takes a finished count off its thread; called every frame from `App::logic`.
     pub fn poll(&mut self) {
-        let Some((_, rx)) = &self.job else { return };
-        if let Ok(result) = rx.try_recv() {
+        let Some((_, job)) = &self.job else { return };
+        if let Some(result) = job.poll() {
             let (key, _) = self.job.take().expect("a job");
             self.done = Some((key, result));
             self.texture = None;
@@ -71,7 +70,6 @@ impl HeatMapState {
     }
 
     fn start(&mut self, key: Key, lesson: Lesson, file_name: String, repaint: impl Fn() + Send + 'static) {
-        let (tx, rx) = channel();
         let request = RunRequest {
             source: key.source.clone(),
             source_name: file_name,
@@ -80,14 +78,13 @@ impl HeatMapState {
             nvrtc_path: None,
         };
         let window = window_for(&lesson, key.n, key.origin);
-        std::thread::Builder::new()
-            .name("heat map".into())
-            .spawn(move || {
-                let _ = tx.send(fetch_map(&lesson, &request, window, &CancelFlag::default()));
-                repaint();
-            })
-            .expect("spawn the heat map thread");
-        self.job = Some((key, rx));
+        // A job started before is dropped here, which cancels it.
+        let job = Job::start(
+            "heat map",
+            move |cancel| fetch_map(&lesson, &request, window, cancel),
+            repaint,
+        );
+        self.job = Some((key, job));
     }
 }
 

@@ -16,6 +16,7 @@ pub mod heatmap;
 mod heatmap_paint;
 pub mod highlight;
 mod instrument;
+mod jobs;
 mod lesson_panel;
 pub mod replay;
 mod results;
