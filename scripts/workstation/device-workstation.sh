@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Issue 29 on the device machine, in one call (run from the repository root with .devbin
 # carried: .devbin/haloscope from scripts/hazards/build-devbin.sh, and
-# .devbin/nvrtc12-bundle.tar.xz holding NVRTC 12.9 and the CUDA 12.9 headers from PyPI, made
+# .devbin12/nvrtc12-bundle.tar.xz holding NVRTC 12.9 and the CUDA 12.9 headers from PyPI, made
 # as docs/workstations.md says):
 #   1. doctor as root;
 #   2. as a user who is not root, plain and with CUPTI's refusal injected (device-nonroot.sh);
@@ -23,7 +23,7 @@ echo "== non-root"
 OUT="$OUT" timeout 150 bash "$HERE/device-nonroot.sh"
 echo "== NVRTC 12 vs 13 on the GPU"
 N12=/tmp/nvrtc12
-rm -rf "$N12" && mkdir -p "$N12" && tar -xJf .devbin/nvrtc12-bundle.tar.xz -C "$N12"
+rm -rf "$N12" && mkdir -p "$N12" && tar -xJf .devbin12/nvrtc12-bundle.tar.xz -C "$N12"
 H="$N12/cuda-headers-cu12/nvidia"
 BACKEND=gpu JOBS="${JOBS:-3}" OUT="$OUT/side-by-side" NVRTC12="$N12/nvrtc-cu12/nvidia/cuda_nvrtc/lib" \
     HEADERS12="$H/cuda_runtime/include:$H/cuda_cccl/include" timeout 330 bash "$HERE/nvrtc-side-by-side.sh" | tail -25
