@@ -26,5 +26,5 @@ N12=/tmp/nvrtc12
 rm -rf "$N12" && mkdir -p "$N12" && tar -xJf .devbin12/nvrtc12-bundle.tar.xz -C "$N12"
 H="$N12/cuda-headers-cu12/nvidia"
 BACKEND=gpu JOBS="${JOBS:-3}" OUT="$OUT/side-by-side" NVRTC12="$N12/nvrtc-cu12/nvidia/cuda_nvrtc/lib" \
-    HEADERS12="$H/cuda_runtime/include:$H/cuda_cccl/include" timeout 330 bash "$HERE/nvrtc-side-by-side.sh" | tail -25
+    HEADERS12="$H/cuda_runtime/include:$H/cuda_cccl/include" timeout "${SIDE_BY_SIDE_S:-330}" bash "$HERE/nvrtc-side-by-side.sh" | tail -25
 echo "done: $(date -u)"
