@@ -8,7 +8,7 @@ OUT="${OUT:-/tmp/device-round}"
 mkdir -p "$OUT"
 export HALOSCOPE_WORKER_EXE="$PWD/.devbin/haloscope" HALOSCOPE_ROOT="$PWD"
 echo "== hazards ($(date -u +%T))"
-OUT="$OUT" SEED=1 JOBS="${JOBS:-14}" GPU_JOBS=4 BUDGET="${HAZARD_S:-300}" \
+OUT="$OUT" SEED=1 JOBS="${JOBS:-14}" GPU_JOBS="${GPU_JOBS:-8}" BUDGET="${HAZARD_S:-300}" \
     bash scripts/hazards/device-sanitize.sh > "$OUT/hazards.log" 2>&1
 tail -6 "$OUT/hazards.log"
 echo "== cancel ($(date -u +%T))"

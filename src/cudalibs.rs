@@ -137,10 +137,13 @@ pub fn candidates(lib: CudaLib, configured: Option<&Path>) -> Vec<LibLocation> {
     found
 }
 
-/// The major version in a library's file name: 13 for `libnvrtc.so.13` or `libcupti.so.13.0.85`.
+/// The CUDA major version in a library's file name: 13 for `libnvrtc.so.13` or
+/// `libcupti.so.13.0.85`. CUPTI of CUDA 13 names its file after the year
+/// (`libcupti.so.2025.3.1`), which says nothing about the CUDA major: `None`.
 pub fn major_of(path: &Path) -> Option<u32> {
     let name = path.file_name()?.to_str()?;
-    name.split_once(".so.")?.1.split('.').next()?.parse().ok()
+    let major: u32 = name.split_once(".so.")?.1.split('.').next()?.parse().ok()?;
+    (major < 1000).then_some(major)
 }
 
 /// Which major versions of a CUDA library this machine's driver and GPU can use, best first,
@@ -791,6 +794,8 @@ mod tests {
             Some(12)
         );
         assert_eq!(major_of(Path::new("libnvrtc.so")), None);
+        // CUDA 13's CUPTI, as the lent H100 has it.
+        assert_eq!(major_of(Path::new("/usr/local/cuda/lib64/libcupti.so.2025.3.1")), None);
         let fit = LibFit {
             majors: vec![12],
             problem: None,

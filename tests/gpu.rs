@@ -186,23 +186,21 @@ fn the_worker_survives_a_crash_and_a_hang() {
     assert!(wrong.is_empty(), "{}", wrong.join("\n"));
 }
 
-/// Cancel stops a GPU run within 1 s (issue 30): a kernel that never ends holds the worker in
+/// Cancel stops a GPU run within 1 s (issue 30): a kernel that never ends (the fixture the
+/// hang test uses) holds the worker in
 /// its verification launch; Cancel, raised 1.5 s in, must end the run (the worker killed, a
 /// fresh one for the next run) well before the 20 s launch limit, and the next run works.
 #[test]
 #[ignore = "needs an NVIDIA GPU"]
 fn cancel_stops_a_gpu_run_within_a_second() {
     let mut backend = gpu();
-    let lesson = common::lesson("stencil-1d");
-    let endless = "extern \"C\" __global__ void stencil1d(const float* __restrict__ in, float* __restrict__ out, int n)\n\
-        {\n    volatile int spin = 1;\n    while (spin) { }\n    out[0] = in[0];\n}\n";
-    let request = RunRequest {
-        source: endless.into(),
-        source_name: "endless.cu".into(),
-        kernel_file: "endless.cu".into(),
-        seed: Some(3),
-        nvrtc_path: None,
-    };
+    let lesson = common::lesson("stencil-2d");
+    let request = RunRequest::from_file(
+        &common::root().join("tests/fixtures/kernels/infinite_loop.cu"),
+        Some(3),
+        None,
+    )
+    .unwrap();
     let cancel = CancelFlag::default();
     let raise = cancel.clone();
     let raised_at = std::sync::Arc::new(std::sync::Mutex::new(None));
@@ -216,6 +214,7 @@ fn cancel_stops_a_gpu_run_within_a_second() {
     let ended = std::time::Instant::now();
     raiser.join().unwrap();
     let raised_at = raised_at.lock().unwrap().expect("Cancel was raised");
+    assert!(ended > raised_at, "the run ended before Cancel: {}", report.headline);
     let after = ended.duration_since(raised_at);
     println!(
         "cancelled GPU run ended {:.0} ms after Cancel",

@@ -23,6 +23,13 @@ export BIN="${HALOSCOPE_BIN:-$PWD/.devbin/haloscope}"
 export W=/tmp/hazards-work
 rm -rf "$W"
 mkdir -p "$W/logs" "$W/gpu" "$OUT"
+# RESUME=<an earlier hazards-device.tar.gz>: its finished tool runs are kept, not run again
+# (a device call is at most 10 minutes; the corpus takes more).
+if [ -n "${RESUME:-}" ]; then
+    tar -C "$W" -xzf "$RESUME" logs
+    grep -l skipped "$W"/logs/*.exit 2> /dev/null | while read -r f; do rm -f "$f" "${f%.exit}.log"; done
+    echo "resuming: $(ls "$W"/logs/*.exit | wc -l) tool runs kept from $RESUME"
+fi
 export STARTED=$(date +%s) BUDGET
 {
     date -u
@@ -45,6 +52,7 @@ PY
 sanitize() {
     local lesson=$1 file=$2 tool=$3 sizes=$4
     local name="${lesson}__$(basename "$file" .cu).$tool"
+    [ -f "$W/logs/$name.exit" ] && return
     if [ $(($(date +%s) - STARTED)) -gt "$BUDGET" ]; then
         echo skipped > "$W/logs/$name.exit"
         return
@@ -66,6 +74,7 @@ gpu_run() {
     local lesson=$1 file=$2
     local name="${lesson}__$(basename "$file" .cu)"
     [ $(($(date +%s) - STARTED)) -gt "$BUDGET" ] && return
+    [ -n "${GPU_SKIP:-}" ] && return
     timeout -k 5 90 "$BIN" run --lesson "$lesson" --kernel "$W/corpus/$file" --backend gpu --json --seed 7 \
         > "$W/gpu/$name.json" 2> "$W/gpu/$name.err"
     echo $? > "$W/gpu/$name.exit"

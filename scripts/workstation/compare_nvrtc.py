@@ -7,7 +7,15 @@ import sys
 
 
 def load(path):
-    return {r["kernel"]: r for r in map(json.loads, open(path)) if r}
+    """Every JSON object in the file, by kernel (objects need not be one per line)."""
+    text, at, decoder, runs = open(path).read(), 0, json.JSONDecoder(), {}
+    while True:
+        while at < len(text) and text[at].isspace():
+            at += 1
+        if at >= len(text):
+            return runs
+        r, at = decoder.raw_decode(text, at)
+        runs[r["kernel"]] = r
 
 
 def main(new_path, old_path):

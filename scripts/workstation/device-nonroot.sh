@@ -36,12 +36,15 @@ as_learner env HALOSCOPE_INJECT_CUPTI_STATUS='*=CUPTI_ERROR_INSUFFICIENT_PRIVILE
     .devbin/haloscope run --lesson stencil-2d --kernel kernels/stencil-2d/solution.cu --backend gpu \
     > "$OUT/stencil-2d-injected.txt" 2>&1
 # Grading with --backend gpu under the same refusal: the table's sectors come from the emulator.
-mkdir -p "$OUT/grade-subs" && cp kernels/stencil-2d/solution.cu kernels/stencil-2d/starter.cu "$OUT/grade-subs/"
-chmod -R a+rwX "$OUT/grade-subs"
+# (in /tmp: $OUT may sit under root's home, which the learner cannot enter)
+SUBS=/tmp/haloscope-grade-subs
+rm -rf "$SUBS" && mkdir -p "$SUBS" && cp kernels/stencil-2d/solution.cu kernels/stencil-2d/starter.cu "$SUBS/"
+chmod -R a+rwX "$SUBS"
 as_learner env HALOSCOPE_INJECT_CUPTI_STATUS='*=CUPTI_ERROR_INSUFFICIENT_PRIVILEGES' \
     .devbin/haloscope grade --lesson stencil-2d --backend gpu --jobs 1 --skip-lesson-check \
-    --out "$OUT/grade-out" "$OUT/grade-subs" > "$OUT/grade.txt" 2>&1
+    --out "$SUBS/grade-out" "$SUBS" > "$OUT/grade.txt" 2>&1
 echo "grade injected rc=$?"; tail -5 "$OUT/grade.txt"
+cp "$SUBS/grade-out/grades.csv" "$OUT/grades.csv" 2> /dev/null && cat "$OUT/grades.csv"
 python3 - "$OUT" <<'PY'
 import json, sys, glob, os
 for f in sorted(glob.glob(sys.argv[1] + "/*.json")):

@@ -37,8 +37,7 @@ except ValueError:
     print(json.dumps({"kernel": kernel, "major": major, "error": text[-300:]})); sys.exit()
 p = r.get("profile") or {}
 c = r.get("compile") or {}
-print(json.dumps({
-    "kernel": kernel, "major": major, "verdict": r.get("verdict"),
+print(json.dumps({"kernel": kernel, "major": major, "verdict": r.get("verdict"),
     "fault": (r.get("fault") or {}).get("kind"),
     "compiler_version": c.get("compiler_version"), "compiler_path": c.get("compiler_path"),
     "sectors": p.get("sectors"), "load_sectors": p.get("load_sectors"),
@@ -48,11 +47,15 @@ print(json.dumps({
 }
 export -f one
 
-: > "$OUT/nvrtc-13.jsonl"
-: > "$OUT/nvrtc-12.jsonl"
-ls kernels/*/*.cu tests/learner/*.cu | xargs -P "$JOBS" -I{} bash -c 'one 13 {}' >> "$OUT/nvrtc-13.jsonl"
+# One file per kernel and major (parallel jobs never share a file), gathered afterwards.
+rm -rf "$OUT/each" && mkdir -p "$OUT/each"
+each() { one "$1" "$2" > "$OUT/each/$1-$(tr '/' '_' <<< "$2").json"; }
+export -f each
+ls kernels/*/*.cu tests/learner/*.cu | xargs -P "$JOBS" -I{} bash -c 'each 13 {}'
 ls kernels/*/*.cu tests/learner/*.cu |
-    HALOSCOPE_NVRTC="$NVRTC12" HALOSCOPE_CUDA_INCLUDE="$HEADERS12" xargs -P "$JOBS" -I{} bash -c 'one 12 {}' \
-        >> "$OUT/nvrtc-12.jsonl"
+    HALOSCOPE_NVRTC="$NVRTC12" HALOSCOPE_CUDA_INCLUDE="$HEADERS12" xargs -P "$JOBS" -I{} bash -c 'each 12 {}'
+cat "$OUT"/each/13-*.json > "$OUT/nvrtc-13.jsonl"
+cat "$OUT"/each/12-*.json > "$OUT/nvrtc-12.jsonl"
+rm -rf "$OUT/each"
 python3 "$(dirname "$0")/compare_nvrtc.py" "$OUT/nvrtc-13.jsonl" "$OUT/nvrtc-12.jsonl" | tee "$OUT/compare.md"
 exit "${PIPESTATUS[0]}"
