@@ -198,14 +198,17 @@ pub fn nvrtc_fit(driver_cuda: Option<(u32, u32)>, gpu: Option<(&str, (u32, u32))
         return LibFit {
             majors: vec![13, 12],
             problem: Some(format!(
-                "the NVIDIA driver runs CUDA {driver} at most and haloscope's GPU backend needs CUDA 12                  or newer: install NVIDIA driver 525 or newer (580 or newer for CUDA 13); the emulator                  works meanwhile"
+                "the NVIDIA driver runs CUDA {driver} at most and haloscope's GPU backend needs CUDA 12 \
+                 or newer: install NVIDIA driver 525 or newer (580 or newer for CUDA 13); the emulator \
+                 works meanwhile"
             )),
         };
     } else if cc < (5, 0) {
         return LibFit {
             majors: vec![13, 12],
             problem: Some(format!(
-                "the {name} (compute capability {}.{}) is older than any NVRTC haloscope can use                  compiles for (5.0 and newer); the emulator works on this machine",
+                "the {name} (compute capability {}.{}) is older than any card the NVRTC versions haloscope \
+                 can use compile for (5.0 and newer); the emulator works on this machine",
                 cc.0, cc.1
             )),
         };
@@ -271,7 +274,9 @@ pub fn check_fits_gpu(lib: CudaLib, location: &LibLocation) -> Result<(), String
         .unwrap_or_else(|| "CUDA ?".into());
     let wanted = fit.majors.first().copied().unwrap_or(12);
     Err(format!(
-        "this {gpu} with a {driver} driver needs {} {wanted}, and the one found is {} {} ({}): run          `make setup`, which installs the one that fits, or `python3 -m pip install --target          .deps/{}-cu{wanted} {}-cu{wanted}`",
+        "this {gpu} with a {driver} driver needs {} {wanted}, and the one found is {} {} ({}): run \
+         `make setup`, which installs the one that fits, or `python3 -m pip install --target \
+         .deps/{}-cu{wanted} {}-cu{wanted}`",
         lib.display_name(),
         lib.display_name(),
         major.map(|m| m.to_string()).unwrap_or_default(),

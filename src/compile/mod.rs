@@ -9,6 +9,7 @@ mod entry_check;
 mod include_guard;
 pub mod machine_code;
 mod nvrtc;
+mod nvrtc_api;
 mod rustc;
 
 pub use contract_probe::PROBE_FILE;

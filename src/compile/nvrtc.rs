@@ -3,11 +3,11 @@
 use super::contract_probe::{PROBE_FILE, probe_source};
 use super::diagnostics::{Diagnostic, Severity, parse_nvrtc_log};
 use super::entry_check::check_entry;
+use super::nvrtc_api::{self, NvrtcApi, SUCCESS, nvrtc};
 use super::{CompileFailure, CompiledKernel, Target};
-use crate::cudalibs::{CUDA_INCLUDE_ENV, CudaHeaders, CudaLib, LibLocation, cuda_headers, ensure_loaded, major_of};
+use crate::cudalibs::{CUDA_INCLUDE_ENV, CudaHeaders, CudaLib, cuda_headers, ensure_loaded};
 use crate::lesson::Lesson;
-use cudarc::nvrtc::{result, sys};
-use std::ffi::CString;
+use std::ffi::{CString, c_char, c_int};
 use std::path::Path;
 
 /// CUDA C++ with NVRTC: the learner's text, then the contract probe, in one program.
@@ -21,7 +21,6 @@ pub(super) fn compile_cuda(
     let started = std::time::Instant::now();
     let nvrtc =
         ensure_loaded(CudaLib::Nvrtc, nvrtc_path).map_err(|help| CompileFailure::CompilerUnavailable { help })?;
-    check_cudarc_uses(&nvrtc).map_err(|help| CompileFailure::CompilerUnavailable { help })?;
     let headers = nvrtc_version_numbers().and_then(|version| cuda_headers(&nvrtc, version));
     // The learner's text comes first and unchanged, so NVRTC's line numbers are theirs; the
     // probe after it has a `#line` of its own.
@@ -182,16 +181,23 @@ fn run_nvrtc(
     target: Target,
     headers: Option<&CudaHeaders>,
 ) -> Result<NvrtcOutput, String> {
+    let api = nvrtc()?;
     let src = CString::new(source).map_err(|_| "the source contains a NUL byte".to_string())?;
     let name = CString::new(source_name).map_err(|_| "the file name contains a NUL byte".to_string())?;
     let version = nvrtc_version();
-    let program = create_program(&src, &name, &shim_headers(headers))?;
+    let program = create_program(api, &src, &name, &shim_headers(headers))?;
     let mut options = vec![target.arch_option()];
     options.extend(nvrtc_options(headers));
-    // SAFETY (all calls below): `program.0` is live until `program` drops.
-    let compiled = unsafe { result::compile_program(program.0, &options) };
-    let log = unsafe { result::get_program_log(program.0) }
-        .map(|chars| c_chars_to_string(&chars))
+    let options: Vec<CString> = options
+        .into_iter()
+        .map(|o| CString::new(o).map_err(|_| "an NVRTC option contains a NUL byte".to_string()))
+        .collect::<Result<_, _>>()?;
+    let option_ptrs: Vec<*const c_char> = options.iter().map(|o| o.as_ptr()).collect();
+    // SAFETY (all calls below): `program.0` is live until `program` drops; the option
+    // pointers are NUL-terminated strings that outlive the call.
+    let compiled = unsafe { (api.compile_program)(program.0, option_ptrs.len() as c_int, option_ptrs.as_ptr()) };
+    let log = unsafe { program_bytes(api, program.0, api.get_program_log_size, api.get_program_log) }
+        .map(|bytes| bytes_to_string(&bytes))
         .unwrap_or_default();
     let mut output = NvrtcOutput {
         ptx: None,
@@ -199,110 +205,108 @@ fn run_nvrtc(
         log,
         version,
     };
-    if compiled.is_ok() {
-        let ptx = unsafe { result::get_ptx(program.0) }.map_err(|e| format!("nvrtcGetPTX: {e:?}"))?;
-        output.ptx = Some(c_chars_to_string(&ptx));
+    if compiled == SUCCESS {
+        let ptx = unsafe { program_bytes(api, program.0, api.get_ptx_size, api.get_ptx) }
+            .map_err(|e| format!("nvrtcGetPTX: {e}"))?;
+        output.ptx = Some(bytes_to_string(&ptx));
         if let Target::Cubin { .. } = target {
-            output.cubin = Some(unsafe { get_cubin(program.0) }?);
+            let cubin = unsafe { program_bytes(api, program.0, api.get_cubin_size, api.get_cubin) }
+                .map_err(|e| format!("nvrtcGetCUBIN: {e}"))?;
+            output.cubin = Some(cubin);
         }
     }
     Ok(output)
 }
 
 /// An NVRTC program, destroyed when dropped: every path out of `run_nvrtc`, early `?`s
-/// included, frees it. (cudarc's safe `compile_ptx` has its own guard but no way to pass the
-/// in-memory headers, so the raw API is used.)
-struct Program(sys::nvrtcProgram);
+/// included, frees it.
+struct Program(nvrtc_api::Program, &'static NvrtcApi);
 
 impl Drop for Program {
     fn drop(&mut self) {
         // SAFETY: the program was created by `create_program` and is destroyed only here.
-        if let Err(e) = unsafe { result::destroy_program(self.0) } {
-            eprintln!("haloscope: nvrtcDestroyProgram failed: {e:?}");
+        let status = unsafe { (self.1.destroy_program)(&mut self.0) };
+        if status != SUCCESS {
+            eprintln!("haloscope: nvrtcDestroyProgram failed: {}", self.1.error_name(status));
         }
     }
 }
 
-/// nvrtcCreateProgram with in-memory headers (cudarc's wrapper passes none).
-fn create_program(src: &CString, name: &CString, headers: &[(&str, &str)]) -> Result<Program, String> {
+/// nvrtcCreateProgram with in-memory headers.
+fn create_program(
+    api: &'static NvrtcApi,
+    src: &CString,
+    name: &CString,
+    headers: &[(&str, &str)],
+) -> Result<Program, String> {
     let to_c = |s: &str| CString::new(s).map_err(|_| "a shim header contains a NUL byte".to_string());
     let contents: Vec<CString> = headers.iter().map(|(_, text)| to_c(text)).collect::<Result<_, _>>()?;
     let names: Vec<CString> = headers.iter().map(|(name, _)| to_c(name)).collect::<Result<_, _>>()?;
-    let content_ptrs: Vec<*const std::ffi::c_char> = contents.iter().map(|c| c.as_ptr()).collect();
-    let name_ptrs: Vec<*const std::ffi::c_char> = names.iter().map(|c| c.as_ptr()).collect();
-    let mut program = std::mem::MaybeUninit::uninit();
+    let content_ptrs: Vec<*const c_char> = contents.iter().map(|c| c.as_ptr()).collect();
+    let name_ptrs: Vec<*const c_char> = names.iter().map(|c| c.as_ptr()).collect();
+    let mut program: nvrtc_api::Program = std::ptr::null_mut();
     // SAFETY: every pointer is to a NUL-terminated string that outlives the call (NVRTC
     // copies them), and both arrays have `headers.len()` entries.
     let status = unsafe {
-        sys::nvrtcCreateProgram(
-            program.as_mut_ptr(),
+        (api.create_program)(
+            &mut program,
             src.as_ptr(),
             name.as_ptr(),
-            headers.len() as std::ffi::c_int,
+            headers.len() as c_int,
             content_ptrs.as_ptr(),
             name_ptrs.as_ptr(),
         )
     };
-    if status != sys::nvrtcResult::NVRTC_SUCCESS {
-        return Err(format!("nvrtcCreateProgram: {status:?}"));
+    if status != SUCCESS {
+        return Err(format!("nvrtcCreateProgram: {}", api.error_name(status)));
     }
-    // SAFETY: NVRTC_SUCCESS means the program was written.
-    Ok(Program(unsafe { program.assume_init() }))
+    Ok(Program(program, api))
 }
 
+type SizeFn = unsafe extern "C" fn(nvrtc_api::Program, *mut usize) -> c_int;
+type FillFn = unsafe extern "C" fn(nvrtc_api::Program, *mut c_char) -> c_int;
+
+/// One of a program's outputs (log, PTX, cubin): its size, then its bytes.
+///
 /// # Safety
-/// `program` must be a live, compiled NVRTC program.
-unsafe fn get_cubin(program: sys::nvrtcProgram) -> Result<Vec<u8>, String> {
-    let mut size = 0usize;
-    let status = unsafe { sys::nvrtcGetCUBINSize(program, &mut size) };
-    if status != sys::nvrtcResult::NVRTC_SUCCESS {
-        return Err(format!("nvrtcGetCUBINSize: {status:?}"));
+/// `program` must be a live NVRTC program, and `size`/`fill` a matching pair of NVRTC's getters.
+unsafe fn program_bytes(
+    api: &NvrtcApi,
+    program: nvrtc_api::Program,
+    size: SizeFn,
+    fill: FillFn,
+) -> Result<Vec<u8>, String> {
+    let mut length = 0usize;
+    let status = unsafe { size(program, &mut length) };
+    if status != SUCCESS {
+        return Err(api.error_name(status));
     }
-    let mut bytes = vec![0u8; size];
-    let status = unsafe { sys::nvrtcGetCUBIN(program, bytes.as_mut_ptr().cast()) };
-    if status != sys::nvrtcResult::NVRTC_SUCCESS {
-        return Err(format!("nvrtcGetCUBIN: {status:?}"));
+    let mut bytes = vec![0u8; length];
+    let status = unsafe { fill(program, bytes.as_mut_ptr().cast()) };
+    if status != SUCCESS {
+        return Err(api.error_name(status));
     }
     Ok(bytes)
 }
 
 /// `major.minor` of the loaded NVRTC.
 pub fn nvrtc_version() -> String {
-    let (mut major, mut minor) = (0, 0);
-    // SAFETY: plain out-parameters; called only after the library was loaded.
-    let status = unsafe { sys::nvrtcVersion(&mut major, &mut minor) };
-    if status == sys::nvrtcResult::NVRTC_SUCCESS {
-        format!("{major}.{minor}")
-    } else {
-        "unknown".into()
-    }
-}
-
-/// cudarc opens NVRTC by name (`libnvrtc.so`, then `.so.13`, then `.so.12`), so a library on
-/// the loader's path can answer instead of the file `cudalibs` chose and opened: NVRTC 13
-/// from LD_LIBRARY_PATH where this GPU needs 12, say. Checked by asking the answering one
-/// its version.
-fn check_cudarc_uses(chosen: &LibLocation) -> Result<(), String> {
-    match (major_of(&chosen.path), nvrtc_version_numbers()) {
-        (Some(chosen_major), Some((answering, minor))) if chosen_major != answering => Err(format!(
-            "haloscope chose NVRTC {chosen_major} ({}) for this machine, but NVRTC {answering}.{minor} from              the library path answers instead: take that folder out of LD_LIBRARY_PATH, or set              HALOSCOPE_NVRTC to the NVRTC you want",
-            chosen.path.display()
-        )),
-        _ => Ok(()),
-    }
+    nvrtc_version_numbers().map_or_else(|| "unknown".into(), |(major, minor)| format!("{major}.{minor}"))
 }
 
 /// `(major, minor)` of the loaded NVRTC.
 fn nvrtc_version_numbers() -> Option<(u32, u32)> {
+    let api = nvrtc().ok()?;
     let (mut major, mut minor) = (0, 0);
-    // SAFETY: plain out-parameters; called only after the library was loaded.
-    let status = unsafe { sys::nvrtcVersion(&mut major, &mut minor) };
-    (status == sys::nvrtcResult::NVRTC_SUCCESS).then_some((major as u32, minor as u32))
+    // SAFETY: plain out-parameters.
+    let status = unsafe { (api.version)(&mut major, &mut minor) };
+    (status == SUCCESS).then_some((major as u32, minor as u32))
 }
 
-fn c_chars_to_string(chars: &[std::ffi::c_char]) -> String {
-    let bytes: Vec<u8> = chars.iter().take_while(|&&c| c != 0).map(|&c| c as u8).collect();
-    String::from_utf8_lossy(&bytes).into_owned()
+/// A NUL-terminated C string NVRTC wrote, as text.
+fn bytes_to_string(bytes: &[u8]) -> String {
+    let end = bytes.iter().position(|&b| b == 0).unwrap_or(bytes.len());
+    String::from_utf8_lossy(&bytes[..end]).into_owned()
 }
 
 #[cfg(test)]
