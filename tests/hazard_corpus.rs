@@ -41,13 +41,20 @@ fn expected() -> BTreeMap<String, Expected> {
 /// The emulator's classes for one kernel, as the TSV writes them (`-` for none).
 fn classes(lesson: &str, kernel: &Path, sizes: &[u64]) -> String {
     let mut cmd = Command::new(common::binary());
-    cmd.args(["check", "--lesson", lesson, "--kernel"]).arg(kernel).arg("--json");
+    cmd.args(["check", "--lesson", lesson, "--kernel"])
+        .arg(kernel)
+        .arg("--json");
     for n in sizes {
         cmd.args(["--n", &n.to_string()]);
     }
     let out = cmd.current_dir(common::root()).output().unwrap();
-    let report: serde_json::Value = serde_json::from_slice(&out.stdout)
-        .unwrap_or_else(|e| panic!("{}: no JSON ({e}): {}", kernel.display(), String::from_utf8_lossy(&out.stderr)));
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
+        panic!(
+            "{}: no JSON ({e}): {}",
+            kernel.display(),
+            String::from_utf8_lossy(&out.stderr)
+        )
+    });
     // Global races and hangs have no sanitizer tool of their own: compare.py leaves them out.
     let mut found: Vec<String> = report["classes"]
         .as_array()
@@ -69,17 +76,34 @@ fn the_emulator_gives_the_classes_recorded_beside_compute_sanitizers() {
         .arg(&corpus)
         .output()
         .expect("python3 runs scripts/hazards/generate.py");
-    assert!(generated.status.success(), "{}", String::from_utf8_lossy(&generated.stderr));
+    assert!(
+        generated.status.success(),
+        "{}",
+        String::from_utf8_lossy(&generated.stderr)
+    );
     let manifest: Vec<serde_json::Value> =
         serde_json::from_str(&std::fs::read_to_string(corpus.join("manifest.json")).unwrap()).unwrap();
     let expected = expected();
-    assert_eq!(manifest.len(), expected.len(), "the corpus and expected.tsv have as many kernels");
+    assert_eq!(
+        manifest.len(),
+        expected.len(),
+        "the corpus and expected.tsv have as many kernels"
+    );
 
     let entries: Vec<(String, String, Vec<u64>)> = manifest
         .iter()
         .map(|e| {
-            let sizes = e["sizes"].as_array().unwrap().iter().map(|n| n.as_u64().unwrap()).collect();
-            (e["lesson"].as_str().unwrap().into(), e["file"].as_str().unwrap().into(), sizes)
+            let sizes = e["sizes"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|n| n.as_u64().unwrap())
+                .collect();
+            (
+                e["lesson"].as_str().unwrap().into(),
+                e["file"].as_str().unwrap().into(),
+                sizes,
+            )
         })
         .collect();
     // Two at a time: CI has two cores.
@@ -104,12 +128,19 @@ fn the_emulator_gives_the_classes_recorded_beside_compute_sanitizers() {
     let mut changed = Vec::new();
     let mut false_faults = Vec::new();
     for (file, now) in halves.into_iter().flatten() {
-        let e = expected.get(&file).unwrap_or_else(|| panic!("{file} is not in expected.tsv"));
+        let e = expected
+            .get(&file)
+            .unwrap_or_else(|| panic!("{file} is not in expected.tsv"));
         if now != e.emulator {
-            changed.push(format!("{file} ({}): emulator {now}, recorded {}", e.hazard, e.emulator));
+            changed.push(format!(
+                "{file} ({}): emulator {now}, recorded {}",
+                e.hazard, e.emulator
+            ));
         }
         if e.hazard == "none" && e.sanitizer == "-" && now != "-" {
-            false_faults.push(format!("{file}: {now} on a correct kernel compute-sanitizer finds clean"));
+            false_faults.push(format!(
+                "{file}: {now} on a correct kernel compute-sanitizer finds clean"
+            ));
         }
     }
     assert!(false_faults.is_empty(), "false faults:\n{}", false_faults.join("\n"));
