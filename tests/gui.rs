@@ -237,3 +237,41 @@ fn the_app_and_the_cli_agree_on_the_backend() {
         }
     }
 }
+
+/// Cancel ends a run within 1 s (issue 30): a kernel that takes many seconds on the emulator
+/// is cancelled while it runs; the run must end at once and say it was cancelled.
+#[test]
+fn cancel_ends_a_run_within_a_second() {
+    let data = tempfile::tempdir().unwrap();
+    let mut h = harness(data.path(), "stencil-2d");
+    // Finite, but millions of steps per thread: under the emulator's endless-loop budget.
+    let slow = "extern \"C\" __global__ void stencil2d(const float* in, float* out, int n)\n{\n    \
+        int x = blockIdx.x * blockDim.x + threadIdx.x;\n    int y = blockIdx.y * blockDim.y + threadIdx.y;\n    \
+        if (x >= n || y >= n) return;\n    float v = in[y * n + x];\n    \
+        for (int k = 0; k < 6000000; ++k) v = v * 0.999f + 0.001f;\n    out[y * n + x] = v;\n}\n";
+    h.state_mut().editor.replace_text(slow.to_string());
+    h.run();
+    h.get_by_label("Run (Ctrl+Enter)").click();
+    h.step();
+    // Let it get into the launches.
+    let started = std::time::Instant::now();
+    while started.elapsed() < std::time::Duration::from_millis(1500) {
+        h.step();
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    assert!(h.state().is_running(), "the slow kernel is still running");
+    // The editor bar's Cancel (the run panel has one too; both raise the same flag).
+    h.get_all_by_label("Cancel").next().expect("a Cancel button").click();
+    let pressed = std::time::Instant::now();
+    wait_for_run(&mut h);
+    let took = pressed.elapsed();
+    println!("the run ended {:.0} ms after Cancel", took.as_secs_f64() * 1e3);
+    assert!(took < std::time::Duration::from_secs(1), "took {took:?}");
+    let outcome = &h.state().runs.outcomes["stencil-2d"];
+    assert!(
+        matches!(outcome.report.fault, Some(haloscope::backend::KernelFault::Cancelled)),
+        "{:?}: {}",
+        outcome.report.fault,
+        outcome.report.headline
+    );
+}
