@@ -38,11 +38,11 @@ impl PreparedSizes {
             pending.push(((n, size_seed(run_seed, n)), receive));
             senders.push((n, send));
         }
-        let lesson = lesson.clone();
+        let contract = lesson.contract();
         let spawned = std::thread::Builder::new().name("size data".into()).spawn(move || {
             for (n, send) in senders {
                 // A run that ended early has dropped its receivers: stop drawing.
-                if send.send(SizeData::draw(&lesson, n, size_seed(run_seed, n))).is_err() {
+                if send.send(SizeData::draw(&contract, n, size_seed(run_seed, n))).is_err() {
                     return;
                 }
             }
@@ -63,7 +63,7 @@ impl PreparedSizes {
     pub fn take(&mut self, lesson: &Lesson, key: SizeKey) -> SizeData {
         self.claim(key)
             .and_then(|receive| receive.recv().ok())
-            .unwrap_or_else(|| SizeData::draw(lesson, key.0, key.1))
+            .unwrap_or_else(|| SizeData::draw(&lesson.contract(), key.0, key.1))
     }
 }
 
@@ -88,7 +88,7 @@ pub fn launch_size(
     // A kernel that stored into its (const) input through a cast is verified, as on the
     // GPU, against the input it was given: drawn again from its seed.
     let data = if launched.input_changed {
-        SizeData::draw(lesson, n, seed)
+        SizeData::draw(&lesson.contract(), n, seed)
     } else {
         SizeData {
             n,
@@ -136,7 +136,9 @@ impl LaunchAhead {
         let handle = std::thread::Builder::new()
             .name("profile-size launch".into())
             .spawn(move || {
-                let data = data.recv().unwrap_or_else(|_| SizeData::draw(&lesson, key.0, key.1));
+                let data = data
+                    .recv()
+                    .unwrap_or_else(|_| SizeData::draw(&lesson.contract(), key.0, key.1));
                 launch_size(&prog, &lesson, data, &options, &thread_stop)
             })
             .ok()?;

@@ -11,7 +11,7 @@ use super::device::{Device, driver_fault};
 use super::protocol::{GpuProfile, KernelImage, PcRecord};
 use crate::backend::KernelFault;
 use crate::cudalibs::{CudaLib, ensure_loaded};
-use crate::lesson::Lesson;
+use crate::lesson::Contract;
 use cudarc::cupti::sys;
 use cudarc::driver::sys::{CUcontext, CUdevice};
 use std::ffi::{CStr, CString, c_char, c_void};
@@ -99,7 +99,7 @@ pub fn measured_launches(launches: u32) -> u32 {
 pub fn profile_with_cupti(
     d: &mut Device,
     ready: Option<CuptiReady>,
-    lesson: &Lesson,
+    lesson: &Contract,
     kernel: &KernelImage,
     n: u32,
     launches: u32,

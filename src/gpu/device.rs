@@ -4,7 +4,7 @@
 use super::protocol::{DeviceInfo, KernelImage};
 use crate::backend::KernelFault;
 use crate::harness::random_inputs;
-use crate::lesson::{Lesson, ParamKind};
+use crate::lesson::{Contract, ParamKind};
 use cudarc::driver::{
     CudaContext, CudaFunction, CudaModule, CudaSlice, CudaStream, DevicePtr, DriverError, LaunchConfig, PushKernelArg,
     sys,
@@ -192,7 +192,7 @@ impl Device {
     pub fn launch(
         &self,
         f: &CudaFunction,
-        lesson: &Lesson,
+        lesson: &Contract,
         n: u32,
         input: &CudaSlice<f32>,
         output: &mut CudaSlice<f32>,

@@ -3,7 +3,7 @@
 //! `printf`; its replies go to a duplicate of the original stdout).
 
 use crate::backend::{KernelFault, KernelOutput, SizeRun};
-use crate::lesson::Lesson;
+use crate::lesson::Contract;
 use crate::report::Timing;
 use base64::Engine;
 use serde::{Deserialize, Serialize};
@@ -66,19 +66,19 @@ impl KernelImage {
 pub enum Request {
     Hello,
     Verify {
-        lesson: Box<Lesson>,
+        contract: Box<Contract>,
         kernel: KernelImage,
         n: u32,
         seed: u64,
     },
     Time {
-        lesson: Box<Lesson>,
+        contract: Box<Contract>,
         kernel: KernelImage,
         launches: u32,
     },
     /// Only for the one-shot profiler child.
     Profile {
-        lesson: Box<Lesson>,
+        contract: Box<Contract>,
         kernel: KernelImage,
         n: u32,
         launches: u32,

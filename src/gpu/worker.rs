@@ -11,7 +11,7 @@ use super::printf_gate::VERIFY_CAP;
 use super::protocol::{KernelImage, Request, Response};
 use crate::backend::{KernelFault, KernelOutput, SizeRun};
 use crate::harness::check_size;
-use crate::lesson::Lesson;
+use crate::lesson::Contract;
 use crate::report::Timing;
 use cudarc::driver::DriverError;
 use std::io::{BufRead, Write};
@@ -136,20 +136,20 @@ fn handle(slot: &mut Option<Device>, cupti_ready: Option<CuptiReady>, request: R
             };
         }
         Request::Verify {
-            lesson,
+            contract: lesson,
             kernel,
             n,
             seed,
         } => device(slot).and_then(|d| verify(d, &lesson, &kernel, n, seed)),
         Request::Time {
-            lesson,
+            contract: lesson,
             kernel,
             launches,
         } => device(slot)
             .and_then(|d| time(d, &lesson, &kernel, launches))
             .map(|timing| Response::Timed { timing }),
         Request::Profile {
-            lesson,
+            contract: lesson,
             kernel,
             n,
             launches,
@@ -167,7 +167,7 @@ fn handle(slot: &mut Option<Device>, cupti_ready: Option<CuptiReady>, request: R
     }
 }
 
-fn verify(d: &mut Device, lesson: &Lesson, kernel: &KernelImage, n: u32, seed: u64) -> Result<Response, KernelFault> {
+fn verify(d: &mut Device, lesson: &Contract, kernel: &KernelImage, n: u32, seed: u64) -> Result<Response, KernelFault> {
     let started = std::time::Instant::now();
     let f = d.function(kernel)?;
     let mut kept = None;
@@ -212,7 +212,7 @@ fn verify(d: &mut Device, lesson: &Lesson, kernel: &KernelImage, n: u32, seed: u
 }
 
 /// CUDA events around each launch, after a warm-up; no profiler attached.
-fn time(d: &mut Device, lesson: &Lesson, kernel: &KernelImage, launches: u32) -> Result<Timing, KernelFault> {
+fn time(d: &mut Device, lesson: &Contract, kernel: &KernelImage, launches: u32) -> Result<Timing, KernelFault> {
     use cudarc::driver::sys::CUevent_flags;
     let f = d.function(kernel)?;
     let n = lesson.profile_size;
@@ -265,7 +265,7 @@ fn fault(what: &'static str) -> impl Fn(DriverError) -> KernelFault {
 }
 
 pub fn launch_each(
-    lesson: &Lesson,
+    lesson: &Contract,
     kernels: &[(&str, KernelImage)],
     n: u32,
     launches: u32,

@@ -5,11 +5,11 @@
 
 use super::verify::verify_computing_reference;
 use super::{SizeVerification, poisoned_output, random_inputs, reference_output, verify_output};
-use crate::lesson::Lesson;
+use crate::lesson::Contract;
 
 /// Runs `launch(input, output)` on fresh data for size `n` and verifies every element.
 pub fn check_size<E>(
-    lesson: &Lesson,
+    lesson: &Contract,
     n: u32,
     seed: u64,
     launch: impl FnOnce(&[f32], &mut [f32]) -> Result<(), E>,
@@ -48,7 +48,7 @@ pub struct SizeData {
 impl SizeData {
     /// The inputs of `seed` at size `n`, without the reference: the verifier computes it
     /// as it checks, on every core, so the launch need not wait for it.
-    pub fn draw(lesson: &Lesson, n: u32, seed: u64) -> SizeData {
+    pub fn draw(lesson: &Contract, n: u32, seed: u64) -> SizeData {
         let input = random_inputs(lesson.stencil.elements(n), seed);
         crate::timeline(&format!("n={n}: input drawn"));
         SizeData {
@@ -61,7 +61,7 @@ impl SizeData {
 }
 
 /// Verifies every element of `output`, a launch's result on `data.input`.
-pub fn verify_against(lesson: &Lesson, data: &SizeData, output: &[f32]) -> SizeVerification {
+pub fn verify_against(lesson: &Contract, data: &SizeData, output: &[f32]) -> SizeVerification {
     let (wrong, unwritten, first_mismatches) = match &data.expected {
         Some(expected) => verify_output(&lesson.stencil, data.n, &data.input, expected, output),
         None => verify_computing_reference(&lesson.stencil, data.n, &data.input, output),

@@ -1,9 +1,9 @@
 //! Reads `lesson.toml` + `lesson.md` from a lesson directory and checks the contract.
 
-use super::contract::LessonFile;
 use super::error::{LessonError, line_col};
 use super::field_path::field_at;
 use super::grid::{GridDim, GridRule};
+use super::lesson_file::LessonFile;
 use super::params::{Param, ParamKind};
 use super::{Expectation, Gate, Lesson, SECTOR_METRIC, Stencil, Variant};
 use std::path::{Path, PathBuf};

@@ -1,21 +1,23 @@
 //! Lessons as data: the checked contract of one lesson, loaded from `lessons/<id>/`.
 
-mod contract;
 mod course;
 mod error;
 mod field_path;
 mod grid;
 mod language;
+mod lesson_file;
 mod load;
 mod params;
+mod run_contract;
 
-pub use contract::Figures;
 pub use course::{Course, default_course_dir};
 pub use error::LessonError;
 pub use grid::{GridDim, GridRule};
 pub use language::Language;
+pub use lesson_file::Figures;
 pub use load::load_lesson;
 pub use params::{Param, ParamKind};
+pub use run_contract::Contract;
 
 use serde::{Deserialize, Serialize};
 use std::path::PathBuf;

@@ -1,0 +1,46 @@
+//! The part of a lesson a run needs: the kernel's signature, its launch, the sizes it is checked
+//! and measured at, and the computation the harness checks. The backends, the harness and the
+//! GPU worker take this, not the whole `Lesson` with its text, hints and file paths: the worker
+//! protocol carries a few hundred bytes per request instead of the lesson's Markdown.
+
+use super::{GridRule, Lesson, Param, Stencil};
+use serde::{Deserialize, Serialize};
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Contract {
+    /// The lesson's id, for messages.
+    pub lesson: String,
+    pub entry: String,
+    pub params: Vec<Param>,
+    pub block: [u32; 3],
+    pub grid: GridRule,
+    pub dynamic_shared_bytes: u32,
+    pub stencil: Stencil,
+    pub verify_sizes: Vec<u32>,
+    pub profile_size: u32,
+    pub profile_launches: u32,
+}
+
+impl Contract {
+    pub fn grid_for(&self, n: u32) -> [u32; 3] {
+        self.grid.grid_for(n)
+    }
+}
+
+impl Lesson {
+    /// What a run needs of this lesson.
+    pub fn contract(&self) -> Contract {
+        Contract {
+            lesson: self.id.clone(),
+            entry: self.entry.clone(),
+            params: self.params.clone(),
+            block: self.block,
+            grid: self.grid,
+            dynamic_shared_bytes: self.dynamic_shared_bytes,
+            stencil: self.stencil,
+            verify_sizes: self.verify_sizes.clone(),
+            profile_size: self.profile_size,
+            profile_launches: self.profile_launches,
+        }
+    }
+}
