@@ -38,7 +38,7 @@ impl PreparedSizes {
             pending.push(((n, size_seed(run_seed, n)), receive));
             senders.push((n, send));
         }
-        let contract = lesson.contract();
+        let contract = lesson.contract.clone();
         let spawned = std::thread::Builder::new().name("size data".into()).spawn(move || {
             for (n, send) in senders {
                 // A run that ended early has dropped its receivers: stop drawing.
@@ -63,7 +63,7 @@ impl PreparedSizes {
     pub fn take(&mut self, lesson: &Lesson, key: SizeKey) -> SizeData {
         self.claim(key)
             .and_then(|receive| receive.recv().ok())
-            .unwrap_or_else(|| SizeData::draw(&lesson.contract(), key.0, key.1))
+            .unwrap_or_else(|| SizeData::draw(&lesson.contract, key.0, key.1))
     }
 }
 
@@ -88,7 +88,7 @@ pub fn launch_size(
     // A kernel that stored into its (const) input through a cast is verified, as on the
     // GPU, against the input it was given: drawn again from its seed.
     let data = if launched.input_changed {
-        SizeData::draw(&lesson.contract(), n, seed)
+        SizeData::draw(&lesson.contract, n, seed)
     } else {
         SizeData {
             n,
@@ -138,7 +138,7 @@ impl LaunchAhead {
             .spawn(move || {
                 let data = data
                     .recv()
-                    .unwrap_or_else(|_| SizeData::draw(&lesson.contract(), key.0, key.1));
+                    .unwrap_or_else(|_| SizeData::draw(&lesson.contract, key.0, key.1));
                 launch_size(&prog, &lesson, data, &options, &thread_stop)
             })
             .ok()?;

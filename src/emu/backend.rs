@@ -155,7 +155,7 @@ impl Backend for EmulatorBackend {
             }
         };
         let (data, mut stats, output) = launched.map_err(|f| kernel_fault(&prog, f))?;
-        let verification = verify_against(&lesson.contract(), &data, &output);
+        let verification = verify_against(&lesson.contract, &data, &output);
         let findings = stats.findings.iter().map(|f| finding(&prog, f)).collect();
         let output = (!stats.printed.is_empty()).then(|| stats.printed.to_output(&format!("verify n={n}")));
         // The profile needs only the counters: the trace moves out instead of being copied.

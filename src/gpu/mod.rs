@@ -124,7 +124,7 @@ impl GpuBackend {
 
     fn profile_request(lesson: &Lesson, kernel: &CompiledKernel, seed: u64) -> Request {
         Request::Profile {
-            contract: Box::new(lesson.contract()),
+            contract: Box::new(lesson.contract.clone()),
             kernel: Self::image(kernel),
             n: lesson.profile_size,
             launches: lesson.profile_launches,
@@ -214,7 +214,7 @@ impl Backend for GpuBackend {
         cancel: &CancelFlag,
     ) -> Result<SizeRun, KernelFault> {
         let request = Request::Verify {
-            contract: Box::new(lesson.contract()),
+            contract: Box::new(lesson.contract.clone()),
             kernel: Self::image(kernel),
             n,
             seed,
@@ -265,7 +265,7 @@ impl Backend for GpuBackend {
         cancel: &CancelFlag,
     ) -> Result<Option<Timing>, KernelFault> {
         let request = Request::Time {
-            contract: Box::new(lesson.contract()),
+            contract: Box::new(lesson.contract.clone()),
             kernel: Self::image(kernel),
             launches: lesson.profile_launches,
         };
@@ -325,7 +325,7 @@ pub fn launch_each(
         .iter()
         .map(|(l, k)| (l.as_str(), GpuBackend::image(k)))
         .collect();
-    worker::launch_each(&lesson.contract(), &images, n, launches, seed, report)
+    worker::launch_each(&lesson.contract, &images, n, launches, seed, report)
 }
 
 /// What the CUPTI call site makes of call `call` when `injection` (as

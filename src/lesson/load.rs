@@ -5,7 +5,7 @@ use super::field_path::field_at;
 use super::grid::{GridDim, GridRule};
 use super::lesson_file::LessonFile;
 use super::params::{Param, ParamKind};
-use super::{Expectation, Gate, Lesson, SECTOR_METRIC, Stencil, Variant};
+use super::{Contract, Expectation, Gate, Lesson, SECTOR_METRIC, Stencil, Variant};
 use std::path::{Path, PathBuf};
 use toml::Spanned;
 
@@ -237,15 +237,18 @@ impl Checker<'_> {
             summary: f.summary,
             dir: self.dir.to_path_buf(),
             text: lesson_text,
-            entry: entry.clone(),
-            params,
-            block,
-            grid: GridRule(grid),
-            dynamic_shared_bytes,
-            stencil,
-            verify_sizes,
-            profile_size,
-            profile_launches,
+            contract: Contract {
+                lesson: id.clone(),
+                entry: entry.clone(),
+                params,
+                block,
+                grid: GridRule(grid),
+                dynamic_shared_bytes,
+                stencil,
+                verify_sizes,
+                profile_size,
+                profile_launches,
+            },
             gate: Gate {
                 metric: f.gate.metric.into_inner(),
                 below: f.gate.below.into_inner(),

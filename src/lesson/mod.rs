@@ -89,15 +89,10 @@ pub struct Lesson {
     pub dir: PathBuf,
     /// The lesson text (Markdown).
     pub text: String,
-    pub entry: String,
-    pub params: Vec<Param>,
-    pub block: [u32; 3],
-    pub grid: GridRule,
-    pub dynamic_shared_bytes: u32,
-    pub stencil: Stencil,
-    pub verify_sizes: Vec<u32>,
-    pub profile_size: u32,
-    pub profile_launches: u32,
+    /// What a run needs: signature, launch, sizes, stencil. `lesson.entry` and the like reach
+    /// its fields through `Deref`.
+    #[serde(flatten)]
+    pub contract: Contract,
     pub gate: Gate,
     pub starter: PathBuf,
     pub solution: PathBuf,
@@ -109,15 +104,20 @@ pub struct Lesson {
     pub hints: Vec<String>,
 }
 
+impl std::ops::Deref for Lesson {
+    type Target = Contract;
+    fn deref(&self) -> &Contract {
+        &self.contract
+    }
+}
+
+impl std::ops::DerefMut for Lesson {
+    fn deref_mut(&mut self) -> &mut Contract {
+        &mut self.contract
+    }
+}
+
 impl Lesson {
-    pub fn grid_for(&self, n: u32) -> [u32; 3] {
-        self.grid.grid_for(n)
-    }
-
-    pub fn threads_per_block(&self) -> u32 {
-        self.block.iter().product()
-    }
-
     /// Starter and solution for a language (Rust falls back to none when not provided).
     pub fn kernels_for(&self, language: Language) -> Option<(&PathBuf, &PathBuf)> {
         match language {

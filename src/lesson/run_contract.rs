@@ -3,7 +3,7 @@
 //! GPU worker take this, not the whole `Lesson` with its text, hints and file paths: the worker
 //! protocol carries a few hundred bytes per request instead of the lesson's Markdown.
 
-use super::{GridRule, Lesson, Param, Stencil};
+use super::{GridRule, Param, Stencil};
 use serde::{Deserialize, Serialize};
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -25,22 +25,8 @@ impl Contract {
     pub fn grid_for(&self, n: u32) -> [u32; 3] {
         self.grid.grid_for(n)
     }
-}
 
-impl Lesson {
-    /// What a run needs of this lesson.
-    pub fn contract(&self) -> Contract {
-        Contract {
-            lesson: self.id.clone(),
-            entry: self.entry.clone(),
-            params: self.params.clone(),
-            block: self.block,
-            grid: self.grid,
-            dynamic_shared_bytes: self.dynamic_shared_bytes,
-            stencil: self.stencil,
-            verify_sizes: self.verify_sizes.clone(),
-            profile_size: self.profile_size,
-            profile_launches: self.profile_launches,
-        }
+    pub fn threads_per_block(&self) -> u32 {
+        self.block.iter().product()
     }
 }
