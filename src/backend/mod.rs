@@ -10,7 +10,7 @@ pub use crate::report::{
 
 use crate::compile::{CompiledKernel, Target};
 use crate::harness::SizeVerification;
-use crate::lesson::Lesson;
+use crate::lesson::Contract;
 use crate::progress::Progress;
 use crate::report::{SectorProfile, Timing};
 use serde::{Deserialize, Serialize};
@@ -62,7 +62,7 @@ pub trait Backend: Send {
     /// is through `progress` ([`Progress::Launching`]).
     fn verify_size(
         &mut self,
-        lesson: &Lesson,
+        lesson: &Contract,
         kernel: &CompiledKernel,
         n: u32,
         seed: u64,
@@ -72,12 +72,12 @@ pub trait Backend: Send {
 
     /// Called when a run starts, with the run's seed: a backend that needs a helper process
     /// starts it here, and one that draws its own data can draw it, while the kernel compiles.
-    fn prepare(&mut self, _lesson: &Lesson, _run_seed: u64) {}
+    fn prepare(&mut self, _lesson: &Contract, _run_seed: u64) {}
 
     /// Starts the profile of `kernel` alongside the verification, where the backend can
     /// measure in parallel (the GPU's profiler child); `profile` then waits for it. Returns
     /// whether it started. A run that ends before `profile` calls `discard_profile`.
-    fn start_profile(&mut self, _lesson: &Lesson, _kernel: &CompiledKernel, _seed: u64) -> bool {
+    fn start_profile(&mut self, _lesson: &Contract, _kernel: &CompiledKernel, _seed: u64) -> bool {
         false
     }
 
@@ -89,7 +89,7 @@ pub trait Backend: Send {
     /// then issues the same sectors on both backends and under ncu for the same run seed).
     fn profile(
         &mut self,
-        lesson: &Lesson,
+        lesson: &Contract,
         kernel: &CompiledKernel,
         seed: u64,
         cancel: &CancelFlag,
@@ -98,7 +98,7 @@ pub trait Backend: Send {
     /// Wall-clock timing of the profile size, where the backend can measure it.
     fn time(
         &mut self,
-        _lesson: &Lesson,
+        _lesson: &Contract,
         _kernel: &CompiledKernel,
         _cancel: &CancelFlag,
     ) -> Result<Option<Timing>, KernelFault> {

@@ -9,7 +9,7 @@ use super::stats::LaunchStats;
 use super::{RunOptions, launch_on_poisoned_output};
 use crate::backend::CancelFlag;
 use crate::harness::{SizeData, size_seed};
-use crate::lesson::Lesson;
+use crate::lesson::Contract;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::mpsc::{Receiver, sync_channel};
@@ -28,7 +28,7 @@ pub struct PreparedSizes {
 
 impl PreparedSizes {
     /// Starts drawing every verification size of the run of `run_seed`.
-    pub fn draw(lesson: &Lesson, run_seed: u64) -> PreparedSizes {
+    pub fn draw(lesson: &Contract, run_seed: u64) -> PreparedSizes {
         let mut sizes = lesson.verify_sizes.clone();
         sizes.sort_by_key(|&n| lesson.stencil.elements(n));
         let mut pending = Vec::new();
@@ -38,7 +38,7 @@ impl PreparedSizes {
             pending.push(((n, size_seed(run_seed, n)), receive));
             senders.push((n, send));
         }
-        let contract = lesson.contract.clone();
+        let contract = lesson.clone();
         let spawned = std::thread::Builder::new().name("size data".into()).spawn(move || {
             for (n, send) in senders {
                 // A run that ended early has dropped its receivers: stop drawing.
@@ -60,10 +60,10 @@ impl PreparedSizes {
     }
 
     /// Size `key`'s data: as drawn ahead when it was, else drawn now.
-    pub fn take(&mut self, lesson: &Lesson, key: SizeKey) -> SizeData {
+    pub fn take(&mut self, lesson: &Contract, key: SizeKey) -> SizeData {
         self.claim(key)
             .and_then(|receive| receive.recv().ok())
-            .unwrap_or_else(|| SizeData::draw(&lesson.contract, key.0, key.1))
+            .unwrap_or_else(|| SizeData::draw(lesson, key.0, key.1))
     }
 }
 
@@ -73,7 +73,7 @@ pub type Launched = (SizeData, LaunchStats, Vec<f32>);
 /// One verification launch on the calling thread.
 pub fn launch_size(
     prog: &Program,
-    lesson: &Lesson,
+    lesson: &Contract,
     data: SizeData,
     options: &RunOptions,
     cancel: &CancelFlag,
@@ -88,7 +88,7 @@ pub fn launch_size(
     // A kernel that stored into its (const) input through a cast is verified, as on the
     // GPU, against the input it was given: drawn again from its seed.
     let data = if launched.input_changed {
-        SizeData::draw(&lesson.contract, n, seed)
+        SizeData::draw(lesson, n, seed)
     } else {
         SizeData {
             n,
@@ -122,7 +122,7 @@ impl LaunchAhead {
     pub fn start(
         prog: Arc<Program>,
         ptx: &str,
-        lesson: &Lesson,
+        lesson: &Contract,
         key: SizeKey,
         data: Receiver<SizeData>,
         mut options: RunOptions,
@@ -136,9 +136,7 @@ impl LaunchAhead {
         let handle = std::thread::Builder::new()
             .name("profile-size launch".into())
             .spawn(move || {
-                let data = data
-                    .recv()
-                    .unwrap_or_else(|_| SizeData::draw(&lesson.contract, key.0, key.1));
+                let data = data.recv().unwrap_or_else(|_| SizeData::draw(&lesson, key.0, key.1));
                 launch_size(&prog, &lesson, data, &options, &thread_stop)
             })
             .ok()?;

@@ -11,7 +11,7 @@ use crate::backend::{
 };
 use crate::compile::{CompiledKernel, MachineCode, Target};
 use crate::harness::{poisoned_output, random_inputs, verify_against};
-use crate::lesson::Lesson;
+use crate::lesson::Contract;
 use crate::progress::Progress;
 use crate::report::thousands;
 use crate::report::{GlobalAccess, ProfileBuilder, SectorProfile, SharedStats};
@@ -110,14 +110,14 @@ impl Backend for EmulatorBackend {
         Target::EMULATOR
     }
 
-    fn prepare(&mut self, lesson: &Lesson, run_seed: u64) {
+    fn prepare(&mut self, lesson: &Contract, run_seed: u64) {
         self.discard_profile();
         self.prepared = PreparedSizes::draw(lesson, run_seed);
     }
 
     /// Starts the profile size's verification launch, whose counters are the profile. The
     /// profile itself then needs no waiting: false.
-    fn start_profile(&mut self, lesson: &Lesson, kernel: &CompiledKernel, seed: u64) -> bool {
+    fn start_profile(&mut self, lesson: &Contract, kernel: &CompiledKernel, seed: u64) -> bool {
         self.discard_profile();
         let key = (lesson.profile_size, seed);
         let (Ok(prog), Some(data)) = (self.program(kernel), self.prepared.claim(key)) else {
@@ -135,7 +135,7 @@ impl Backend for EmulatorBackend {
 
     fn verify_size(
         &mut self,
-        lesson: &Lesson,
+        lesson: &Contract,
         kernel: &CompiledKernel,
         n: u32,
         seed: u64,
@@ -155,7 +155,7 @@ impl Backend for EmulatorBackend {
             }
         };
         let (data, mut stats, output) = launched.map_err(|f| kernel_fault(&prog, f))?;
-        let verification = verify_against(&lesson.contract, &data, &output);
+        let verification = verify_against(lesson, &data, &output);
         let findings = stats.findings.iter().map(|f| finding(&prog, f)).collect();
         let output = (!stats.printed.is_empty()).then(|| stats.printed.to_output(&format!("verify n={n}")));
         // The profile needs only the counters: the trace moves out instead of being copied.
@@ -173,7 +173,7 @@ impl Backend for EmulatorBackend {
 
     fn profile(
         &mut self,
-        lesson: &Lesson,
+        lesson: &Contract,
         kernel: &CompiledKernel,
         seed: u64,
         cancel: &CancelFlag,

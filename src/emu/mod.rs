@@ -43,7 +43,7 @@ pub use stats::{LaunchStats, PcStats, TracedAccess};
 
 use crate::backend::CancelFlag;
 use crate::harness;
-use crate::lesson::{Lesson, ParamKind};
+use crate::lesson::{Contract, ParamKind};
 use crate::ptx::{PtxError, parse_module};
 
 /// Parses and decodes the lesson's entry from PTX text.
@@ -84,7 +84,7 @@ impl Default for RunOptions {
 /// `output` is the (poisoned) output buffer and receives what the kernel wrote.
 pub fn run_lesson_kernel(
     prog: &Program,
-    lesson: &Lesson,
+    lesson: &Contract,
     n: u32,
     input: &[f32],
     output: &mut [f32],
@@ -114,7 +114,7 @@ pub struct Launched {
 /// The verification path.
 pub fn launch_on_poisoned_output(
     prog: &Program,
-    lesson: &Lesson,
+    lesson: &Contract,
     n: u32,
     input: Vec<f32>,
     options: &RunOptions,
@@ -130,7 +130,7 @@ pub fn launch_on_poisoned_output(
 /// a copy and handed back in the result.
 pub fn launch_lesson_kernel(
     prog: &Program,
-    lesson: &Lesson,
+    lesson: &Contract,
     n: u32,
     input: Vec<f32>,
     output: Vec<u32>,

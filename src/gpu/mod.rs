@@ -18,7 +18,7 @@ pub use worker::worker_main;
 use crate::backend::{Backend, BackendInfo, BackendKind, CancelFlag, KernelFault, SizeRun};
 use crate::compile::{CompiledKernel, Target};
 use crate::cudalibs::{CudaLib, check_fits_gpu, ensure_loaded};
-use crate::lesson::Lesson;
+use crate::lesson::Contract;
 use crate::progress::Progress;
 use crate::report::{GlobalAccess, ProfileBuilder, SectorProfile, StageTime, Timing};
 use process::{Worker, WorkerError};
@@ -122,9 +122,9 @@ impl GpuBackend {
         KernelImage::for_gpu(&kernel.entry, kernel.cubin.as_deref(), &kernel.ptx)
     }
 
-    fn profile_request(lesson: &Lesson, kernel: &CompiledKernel, seed: u64) -> Request {
+    fn profile_request(lesson: &Contract, kernel: &CompiledKernel, seed: u64) -> Request {
         Request::Profile {
-            contract: Box::new(lesson.contract.clone()),
+            contract: Box::new(lesson.clone()),
             kernel: Self::image(kernel),
             n: lesson.profile_size,
             launches: lesson.profile_launches,
@@ -182,11 +182,11 @@ impl Backend for GpuBackend {
         }
     }
 
-    fn prepare(&mut self, _lesson: &Lesson, _run_seed: u64) {
+    fn prepare(&mut self, _lesson: &Contract, _run_seed: u64) {
         profiler::ensure_spare(&mut self.spare_profiler);
     }
 
-    fn start_profile(&mut self, lesson: &Lesson, kernel: &CompiledKernel, seed: u64) -> bool {
+    fn start_profile(&mut self, lesson: &Contract, kernel: &CompiledKernel, seed: u64) -> bool {
         self.discard_profile();
         let request = Self::profile_request(lesson, kernel, seed);
         match profiler::start(&mut self.spare_profiler, request, PROFILE_TIMEOUT) {
@@ -206,7 +206,7 @@ impl Backend for GpuBackend {
 
     fn verify_size(
         &mut self,
-        lesson: &Lesson,
+        lesson: &Contract,
         kernel: &CompiledKernel,
         n: u32,
         seed: u64,
@@ -214,7 +214,7 @@ impl Backend for GpuBackend {
         cancel: &CancelFlag,
     ) -> Result<SizeRun, KernelFault> {
         let request = Request::Verify {
-            contract: Box::new(lesson.contract.clone()),
+            contract: Box::new(lesson.clone()),
             kernel: Self::image(kernel),
             n,
             seed,
@@ -227,7 +227,7 @@ impl Backend for GpuBackend {
 
     fn profile(
         &mut self,
-        lesson: &Lesson,
+        lesson: &Contract,
         kernel: &CompiledKernel,
         seed: u64,
         cancel: &CancelFlag,
@@ -260,12 +260,12 @@ impl Backend for GpuBackend {
 
     fn time(
         &mut self,
-        lesson: &Lesson,
+        lesson: &Contract,
         kernel: &CompiledKernel,
         cancel: &CancelFlag,
     ) -> Result<Option<Timing>, KernelFault> {
         let request = Request::Time {
-            contract: Box::new(lesson.contract.clone()),
+            contract: Box::new(lesson.clone()),
             kernel: Self::image(kernel),
             launches: lesson.profile_launches,
         };
@@ -314,7 +314,7 @@ pub fn sector_profile(p: &GpuProfile, n: u32) -> SectorProfile {
 /// times and synchronised before `report` hears of it; stops at the first fault (the context
 /// is lost then) and returns whether one happened.
 pub fn launch_each(
-    lesson: &Lesson,
+    lesson: &Contract,
     kernels: &[(String, CompiledKernel)],
     n: u32,
     launches: u32,
@@ -325,7 +325,7 @@ pub fn launch_each(
         .iter()
         .map(|(l, k)| (l.as_str(), GpuBackend::image(k)))
         .collect();
-    worker::launch_each(&lesson.contract, &images, n, launches, seed, report)
+    worker::launch_each(lesson, &images, n, launches, seed, report)
 }
 
 /// What the CUPTI call site makes of call `call` when `injection` (as

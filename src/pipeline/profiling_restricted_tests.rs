@@ -9,7 +9,7 @@ use super::{RunRequest, run_stages};
 use crate::backend::{Backend, CancelFlag, KernelFault, SizeRun};
 use crate::compile::{CompiledKernel, Target};
 use crate::emu::{EmulatorBackend, EmulatorOptions};
-use crate::lesson::Lesson;
+use crate::lesson::{Contract, Lesson};
 use crate::report::{BackendInfo, SectorProfile, Verdict};
 
 const REFUSAL: &str = "cuptiProfilerInitialize=CUPTI_ERROR_INSUFFICIENT_PRIVILEGES";
@@ -27,7 +27,7 @@ impl Backend for GpuWithoutCounters {
     }
     fn verify_size(
         &mut self,
-        lesson: &Lesson,
+        lesson: &Contract,
         kernel: &CompiledKernel,
         n: u32,
         seed: u64,
@@ -38,7 +38,7 @@ impl Backend for GpuWithoutCounters {
     }
     fn profile(
         &mut self,
-        _: &Lesson,
+        _: &Contract,
         _: &CompiledKernel,
         _: u64,
         _: &CancelFlag,
