@@ -14,6 +14,7 @@ use crate::pipeline::RunRequest;
 use crate::report::{RunReport, thousands};
 use egui::{RichText, Ui};
 use std::collections::HashMap;
+use std::sync::Arc;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Side {
@@ -60,7 +61,7 @@ impl CompareState {
         }
     }
 
-    fn start(&mut self, lesson: Lesson, sources: Vec<(String, String)>, repaint: impl Fn() + Send + 'static) {
+    fn start(&mut self, lesson: Arc<Lesson>, sources: Vec<(String, String)>, repaint: impl Fn() + Send + 'static) {
         // A job started before is dropped here, which cancels it.
         let work = move |cancel: &CancelFlag| {
             let mut backends = Backends::new(GpuProbe::Hidden);

@@ -17,6 +17,7 @@ use crate::lesson::Lesson;
 use crate::pipeline::RunRequest;
 use crate::report::thousands;
 use egui::{Color32, ColorImage, Pos2, Rect, RichText, Sense, TextureHandle, TextureOptions, Ui, Vec2};
+use std::sync::Arc;
 
 /// What is being counted: a lesson's kernel source at size `n`, window from `origin`.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -69,7 +70,7 @@ impl HeatMapState {
         }
     }
 
-    fn start(&mut self, key: Key, lesson: Lesson, file_name: String, repaint: impl Fn() + Send + 'static) {
+    fn start(&mut self, key: Key, lesson: Arc<Lesson>, file_name: String, repaint: impl Fn() + Send + 'static) {
         let request = RunRequest {
             source: key.source.clone(),
             source_name: file_name,

@@ -192,7 +192,8 @@ impl App {
         app
     }
 
-    pub fn lesson(&self) -> Option<&Lesson> {
+    /// The open lesson, shared (a clone is a reference count, not a copy of its text).
+    pub fn lesson(&self) -> Option<&std::sync::Arc<Lesson>> {
         self.saved.prefs.lesson.as_deref().and_then(|id| self.course.get(id))
     }
 

@@ -35,7 +35,7 @@ pub struct RunJob {
 
 /// Starts a run of `source` against `lesson`; `repaint` is called after every message.
 pub fn start_run(
-    lesson: Lesson,
+    lesson: Arc<Lesson>,
     source: String,
     source_name: String,
     choice: BackendChoice,

@@ -41,7 +41,7 @@ pub fn run(course_dir: &Path, args: &GradeArgs) -> i32 {
         .unwrap_or_else(|| args.submissions.join(format!("grades-{}", lesson.id)));
     let seed = args.seed.unwrap_or_else(crate::harness::fresh_seed);
     let options = GradeOptions {
-        lesson,
+        lesson: (*lesson).clone(),
         lessons_dir: course_dir.to_path_buf(),
         submissions: args.submissions.clone(),
         backend: args.backend.clone(),

@@ -63,7 +63,7 @@ pub(super) fn lesson_and_kernel(
         eprintln!("{message}");
         infra
     })?;
-    Ok((lesson.clone(), request))
+    Ok(((**lesson).clone(), request))
 }
 
 /// Runs the starter, solution and every variant of a lesson and checks each ends as the

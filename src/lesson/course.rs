@@ -2,13 +2,16 @@
 
 use super::{Lesson, LessonError, load_lesson};
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 /// All lessons found in a course directory. A broken lesson does not hide the others:
 /// it is kept in `broken` with its error so the app and CLI can show it.
 #[derive(Debug, Clone, Default)]
 pub struct Course {
     pub dir: PathBuf,
-    pub lessons: Vec<Lesson>,
+    /// Shared: the app hands a lesson to every view and background job each frame, and the
+    /// text makes a clone costly.
+    pub lessons: Vec<Arc<Lesson>>,
     pub broken: Vec<LessonError>,
 }
 
@@ -25,7 +28,7 @@ impl Course {
         entries.sort();
         for lesson_dir in entries {
             match load_lesson(&lesson_dir) {
-                Ok(lesson) => course.lessons.push(lesson),
+                Ok(lesson) => course.lessons.push(Arc::new(lesson)),
                 Err(error) => course.broken.push(error),
             }
         }
@@ -33,7 +36,7 @@ impl Course {
         Ok(course)
     }
 
-    pub fn get(&self, id: &str) -> Option<&Lesson> {
+    pub fn get(&self, id: &str) -> Option<&Arc<Lesson>> {
         self.lessons.iter().find(|l| l.id == id)
     }
 
