@@ -19,6 +19,7 @@ pub mod harness;
 pub mod hazard_check;
 pub mod lesson;
 pub mod machine;
+pub mod paths;
 pub mod pipeline;
 pub mod progress;
 pub mod ptx;

@@ -11,16 +11,7 @@ pub struct Storage {
 
 /// `$HALOSCOPE_DATA`, else `$XDG_DATA_HOME/haloscope`, else `~/.local/share/haloscope`.
 pub fn default_data_dir() -> PathBuf {
-    if let Some(dir) = std::env::var_os("HALOSCOPE_DATA") {
-        return dir.into();
-    }
-    if let Some(xdg) = std::env::var_os("XDG_DATA_HOME") {
-        return PathBuf::from(xdg).join("haloscope");
-    }
-    let home = std::env::var_os("HOME")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from("."));
-    home.join(".local/share/haloscope")
+    crate::paths::data_dir()
 }
 
 fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {

@@ -59,7 +59,9 @@ impl Course {
 }
 
 /// Where the lessons live: `$HALOSCOPE_LESSONS`, else `./lessons`, else `lessons/` beside the
-/// executable or its ancestors (an installed or `target/` build), else the source tree.
+/// executable or its ancestors (an installed or `target/` build), else the source tree it was
+/// built from, else the copy inside the binary, unpacked into the data folder (`cargo install`
+/// from a git URL leaves no source tree to read).
 pub fn default_course_dir() -> PathBuf {
     if let Some(dir) = std::env::var_os("HALOSCOPE_LESSONS") {
         return PathBuf::from(dir);
@@ -76,5 +78,9 @@ pub fn default_course_dir() -> PathBuf {
             }
         }
     }
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("lessons")
+    let source_tree = Path::new(env!("CARGO_MANIFEST_DIR")).join("lessons");
+    if source_tree.join(".course").is_file() {
+        return source_tree;
+    }
+    super::embedded::unpacked_course().unwrap_or(source_tree)
 }

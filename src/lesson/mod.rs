@@ -1,6 +1,8 @@
 //! Lessons as data: the checked contract of one lesson, loaded from `lessons/<id>/`.
 
 mod course;
+mod embedded;
+pub use embedded::{unpack_course, unpacked_course};
 mod error;
 mod field_path;
 mod grid;

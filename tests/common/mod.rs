@@ -31,7 +31,11 @@ pub fn course() -> Course {
 }
 
 pub fn lesson(id: &str) -> Lesson {
-    course().get(id).unwrap_or_else(|| panic!("lesson {id}")).as_ref().clone()
+    course()
+        .get(id)
+        .unwrap_or_else(|| panic!("lesson {id}"))
+        .as_ref()
+        .clone()
 }
 
 /// Runs the haloscope binary from the repository root.
