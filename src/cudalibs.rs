@@ -228,20 +228,12 @@ pub fn nvrtc_fit(driver_cuda: Option<(u32, u32)>, gpu: Option<(&str, (u32, u32))
 
 /// The CUPTI major that the driver takes: the driver's own (CUPTI 13 needs a CUDA 13 driver).
 pub fn cupti_fit(driver_cuda: Option<(u32, u32)>) -> LibFit {
-    match driver_cuda {
-        Some((driver, _)) if driver >= 13 => LibFit {
-            majors: vec![13, 12],
-            problem: None,
-        },
-        Some((12, _)) => LibFit {
-            majors: vec![12],
-            problem: None,
-        },
-        _ => LibFit {
-            majors: vec![13, 12],
-            problem: None,
-        },
-    }
+    let majors = if driver_cuda.is_some_and(|(driver, _)| driver == 12) {
+        vec![12]
+    } else {
+        vec![13, 12]
+    };
+    LibFit { majors, problem: None }
 }
 
 /// Whether the loaded library (`location`) suits this machine's GPU: `Err` is one sentence
