@@ -309,16 +309,27 @@ struct Loaded {
     _builtins: Option<libloading::Library>,
 }
 
-static NVRTC: OnceLock<Loaded> = OnceLock::new();
-static CUPTI: OnceLock<Loaded> = OnceLock::new();
+static NVRTC: std::sync::Mutex<Option<Loaded>> = std::sync::Mutex::new(None);
+static CUPTI: std::sync::Mutex<Option<Loaded>> = std::sync::Mutex::new(None);
 
-/// Finds and opens the library once per process; the error says how to install it.
+/// Finds and opens the library; once one is open it stays the one for this process. A
+/// failure is not kept: the app may set NVRTC up (crate::cuda_setup) after a Run found none,
+/// and the next Run must find it. The error says how to install it.
 pub fn ensure_loaded(lib: CudaLib, configured: Option<&Path>) -> Result<LibLocation, String> {
     let slot = match lib {
         CudaLib::Nvrtc => &NVRTC,
         CudaLib::Cupti => &CUPTI,
     };
-    slot.get_or_init(|| open_first(lib, configured)).result.clone()
+    let mut slot = slot.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+    if let Some(loaded) = slot.as_ref() {
+        return loaded.result.clone();
+    }
+    let loaded = open_first(lib, configured);
+    let result = loaded.result.clone();
+    if result.is_ok() {
+        *slot = Some(loaded);
+    }
+    result
 }
 
 fn open_first(lib: CudaLib, configured: Option<&Path>) -> Loaded {
@@ -434,8 +445,8 @@ fn pip_lib_dirs(root: &Path) -> Vec<PathBuf> {
     dirs
 }
 
-/// The working directory, the checkout this binary was built from, and the directories
-/// above the executable.
+/// The working directory, the checkout this binary was built from, the directories above the
+/// executable, and haloscope's data directory.
 fn project_roots() -> Vec<PathBuf> {
     let mut roots = Vec::new();
     if let Ok(cwd) = std::env::current_dir() {
@@ -445,6 +456,8 @@ fn project_roots() -> Vec<PathBuf> {
     if let Ok(exe) = std::env::current_exe() {
         roots.extend(exe.ancestors().skip(1).take(4).map(Path::to_path_buf));
     }
+    // Where an installed haloscope sets NVRTC up on first use (crate::cuda_setup).
+    roots.push(crate::paths::data_dir());
     roots
 }
 

@@ -10,6 +10,7 @@ pub mod backends;
 pub mod cli;
 pub mod compare;
 pub mod compile;
+pub mod cuda_setup;
 pub mod cudalibs;
 pub mod emu;
 pub mod fetches;

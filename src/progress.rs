@@ -4,6 +4,10 @@
 /// Stages of a run, for progress bars.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Progress {
+    /// NVRTC being set up on first use (crate::cuda_setup), before anything can compile.
+    SettingUp {
+        text: String,
+    },
     /// With the compiler's name: NVRTC or rustc.
     Compiling {
         compiler: &'static str,
@@ -31,6 +35,7 @@ impl Progress {
     /// Rough position of the stage in the whole run, 0..1.
     pub fn fraction(&self) -> f32 {
         match self {
+            Progress::SettingUp { .. } => 0.0,
             Progress::Compiling { .. } => 0.02,
             Progress::Verifying { index, of, .. } => 0.1 + 0.4 * (*index as f32 / (*of).max(1) as f32),
             Progress::Launching { done, blocks, .. } => 0.1 + 0.4 * (*done as f32 / (*blocks).max(1) as f32),
@@ -42,6 +47,7 @@ impl Progress {
 
     pub fn describe(&self) -> String {
         match self {
+            Progress::SettingUp { text } => format!("setting up {text}"),
             Progress::Compiling { compiler } => format!("compiling with {compiler}"),
             Progress::Verifying { n, index, of } => format!("verifying n={n} ({}/{of})", index + 1),
             Progress::Launching { n, done, blocks } => format!(

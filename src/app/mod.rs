@@ -333,8 +333,17 @@ impl App {
     pub fn logic(&mut self, ctx: &egui::Context) {
         // A heat map being counted or a comparison being run is work in flight too: a
         // screenshot waits for it.
-        let busy = self.is_running() || self.heatmap.is_counting() || self.compare.is_running();
+        let busy = self.is_running()
+            || self.heatmap.is_counting()
+            || self.compare.is_running()
+            || crate::cuda_setup::background::is_running();
         self.instrument.frame(ctx, busy, self.current_outcome().is_some());
+        if self.instrument.frames() == 1 {
+            // An installed haloscope on a machine without NVRTC fetches it now, while the
+            // learner reads; a Run waits for it (src/app/runner.rs).
+            let repaint = ctx.clone();
+            crate::cuda_setup::background::start_if_needed(move || repaint.request_repaint());
+        }
         if self.instrument.frames() == 1 && self.options.run_at_start {
             self.actions.push(action::Action::Run);
         }
@@ -359,6 +368,17 @@ impl App {
         egui::Panel::top("top_bar").show(ui, |ui| self.top_bar(ui));
         egui::Panel::bottom("status_bar").show(ui, |ui| {
             ui.horizontal(|ui| {
+                // NVRTC being set up on first use (or why it could not be) stays in view.
+                if let Some((line, fraction)) = crate::cuda_setup::background::status_line() {
+                    if let Some(f) = fraction {
+                        ui.add(egui::ProgressBar::new(f).desired_width(160.0).show_percentage());
+                    }
+                    ui.label(egui::RichText::new(line).small()).on_hover_text(
+                        "haloscope fetches NVRTC (the CUDA compiler) from PyPI the first time it \
+                         starts on a machine without one, into its data folder",
+                    );
+                    ui.separator();
+                }
                 ui.label(egui::RichText::new(&self.status).small());
             });
         });

@@ -64,6 +64,12 @@ pub fn start_run(
                 let _ = tx.send(RunMessage::Progress(p));
                 repaint();
             };
+            // A first-use set-up of NVRTC still downloading: the run waits for it, showing
+            // where it is, instead of failing to find a compiler.
+            crate::cuda_setup::background::wait(
+                &mut |p| progress(Progress::SettingUp { text: p.to_string() }),
+                &cancel,
+            );
             let RunOutput { report, trace } = backends.lock().unwrap_or_else(|e| e.into_inner()).run(
                 &lesson,
                 &request,

@@ -63,6 +63,17 @@ pub enum Command {
     },
     /// Show what haloscope found: NVRTC, driver, GPU, CUPTI.
     Doctor,
+    /// Fetch NVRTC (and, for CUDA 12, the CUDA headers) from PyPI into haloscope's data folder.
+    /// Done by itself the first time a kernel is compiled on a machine without NVRTC; this
+    /// does it now (a lab set-up), or again with --force.
+    Setup {
+        /// NVRTC major to fetch (default: the one this machine's driver and GPU take).
+        #[arg(long, value_parser = ["12", "13"])]
+        major: Option<String>,
+        /// Fetch it even when an NVRTC is found already.
+        #[arg(long)]
+        force: bool,
+    },
     /// List the PTX instruction forms the emulator runs and those it does not.
     EmulatorCoverage,
     /// How many times each input element is fetched from global memory in one launch (the
@@ -238,6 +249,25 @@ pub fn main_with(cli: Cli) -> i32 {
         unsafe { std::env::set_var(crate::machine::DEVICE_ENV, index.to_string()) };
     }
     let course_dir = cli.lessons.clone().unwrap_or_else(crate::lesson::default_course_dir);
+    let compiles = matches!(
+        cli.command,
+        Some(
+            Command::Run(_)
+                | Command::Compile { .. }
+                | Command::Check { .. }
+                | Command::Heatmap(_)
+                | Command::Grade(_)
+                | Command::Launch { .. }
+                | Command::Lesson { .. }
+        )
+    );
+    if compiles {
+        // First use of an installed haloscope on a machine without NVRTC: fetch it now. On
+        // failure the command goes on and its own compile error says what is missing.
+        if let Err(e) = crate::cuda_setup::ensure_for_cli() {
+            eprintln!("haloscope: {e}");
+        }
+    }
     match cli.command {
         Some(Command::Lessons) => lessons::list(&course_dir),
         Some(Command::Run(args)) => run::run(&course_dir, &args),
@@ -245,6 +275,7 @@ pub fn main_with(cli: Cli) -> i32 {
             command: LessonCommand::Check { dir, no_run },
         }) => lessons::check(&dir, no_run),
         Some(Command::Doctor) => doctor::doctor(),
+        Some(Command::Setup { major, force }) => setup(major.and_then(|m| m.parse().ok()), force),
         Some(Command::EmulatorCoverage) => emulator_coverage(),
         Some(Command::Heatmap(args)) => heatmap::heatmap(&course_dir, &args),
         Some(Command::Grade(args)) => grade::run(&course_dir, &args),
@@ -271,6 +302,33 @@ pub fn main_with(cli: Cli) -> i32 {
         Some(Command::Worker { one_shot }) => crate::gpu::worker_main(one_shot),
         Some(Command::Gui(args)) => gui(course_dir, args),
         None => gui(course_dir, GuiArgs::default()),
+    }
+}
+
+fn setup(major: Option<u32>, force: bool) -> i32 {
+    let needed = crate::cuda_setup::needed();
+    let Some(major) = major.or(needed).or(force.then(|| {
+        crate::cudalibs::LibFit::for_this_machine(crate::cudalibs::CudaLib::Nvrtc)
+            .majors
+            .first()
+            .copied()
+            .unwrap_or(13)
+    })) else {
+        println!("NVRTC is found already (see `haloscope doctor`); --force fetches it anyway");
+        return 0;
+    };
+    match crate::cuda_setup::run_with_terminal_progress(major) {
+        Ok(done) => {
+            println!("NVRTC {major} set up in {}", crate::cuda_setup::deps_root().display());
+            for wheel in &done.wheels {
+                println!("  {wheel}");
+            }
+            0
+        }
+        Err(e) => {
+            eprintln!("haloscope: {e}");
+            1
+        }
     }
 }
 

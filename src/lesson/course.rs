@@ -78,6 +78,17 @@ pub fn default_course_dir() -> PathBuf {
             }
         }
     }
+    // A package or the portable tarball: `<prefix>/bin/haloscope` beside
+    // `<prefix>/share/haloscope/lessons`.
+    if let Some(prefix) = std::env::current_exe()
+        .ok()
+        .and_then(|e| Some(e.parent()?.parent()?.to_path_buf()))
+    {
+        let shared = prefix.join("share/haloscope/lessons");
+        if shared.join(".course").is_file() {
+            return shared;
+        }
+    }
     let source_tree = Path::new(env!("CARGO_MANIFEST_DIR")).join("lessons");
     if source_tree.join(".course").is_file() {
         return source_tree;
