@@ -75,8 +75,12 @@ impl CudaLib {
             CudaLib::Nvrtc => ("NVRTC (libnvrtc)", "nvrtc"),
             CudaLib::Cupti => ("CUPTI (libcupti)", "cupti"),
         };
+        let fetch = match self {
+            CudaLib::Nvrtc => "`haloscope setup` fetches it (and the CUDA headers) from PyPI; or install it with\n  ",
+            CudaLib::Cupti => "Install it from PyPI with\n  ",
+        };
         format!(
-            "{what} was not found. Install it from PyPI with\n  \
+            "{what} was not found. {fetch}\
              python3 -m pip install --target .deps/{short} {}\n\
              (run from the haloscope checkout; `make setup` does this for NVRTC), or install the CUDA \
              toolkit (CUDA_PATH or /usr/local/cuda), or set {}=/path/to/{}.so.13",

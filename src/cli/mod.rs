@@ -16,7 +16,8 @@ use std::path::PathBuf;
 #[command(
     name = "haloscope",
     version,
-    about = "Lessons on how GPU stencil kernels spend global-memory traffic"
+    about = "Lessons on how GPU stencil kernels spend global-memory traffic",
+    args_conflicts_with_subcommands = true
 )]
 pub struct Cli {
     /// Course directory holding one folder per lesson (default: ./lessons or the installed course).
@@ -30,6 +31,10 @@ pub struct Cli {
 
     #[command(subcommand)]
     pub command: Option<Command>,
+
+    /// A kernel file to open in the app (what the desktop entry's "Open with" passes).
+    #[arg(value_name = "FILE")]
+    pub file: Option<PathBuf>,
 }
 
 #[derive(Subcommand, Debug)]
@@ -301,7 +306,13 @@ pub fn main_with(cli: Cli) -> i32 {
         }) => run::launch(&course_dir, &lesson, &kernel, &n, count, seed),
         Some(Command::Worker { one_shot }) => crate::gpu::worker_main(one_shot),
         Some(Command::Gui(args)) => gui(course_dir, args),
-        None => gui(course_dir, GuiArgs::default()),
+        None => gui(
+            course_dir,
+            GuiArgs {
+                open: cli.file,
+                ..GuiArgs::default()
+            },
+        ),
     }
 }
 
