@@ -31,6 +31,10 @@ pub enum Target {
     Ptx { compute: u32 },
     /// Machine code for a real GPU (`sm_XX`), plus its PTX.
     Cubin { sm: u32 },
+    /// PTX with optimisation off (`-G`): every read and write the source makes, in source
+    /// order, each under its own line. Never run for figures; `moves` compares what the
+    /// optimised kernel touches with it to say where the compiler merged or moved an access.
+    Unoptimised { compute: u32 },
 }
 
 impl Target {
@@ -45,6 +49,7 @@ impl Target {
         match self {
             Target::Ptx { compute } => format!("--gpu-architecture=compute_{compute}"),
             Target::Cubin { sm } => format!("--gpu-architecture=sm_{sm}"),
+            Target::Unoptimised { compute } => format!("--gpu-architecture=compute_{compute}"),
         }
     }
 }

@@ -138,8 +138,13 @@ fn shim_headers(headers: Option<&CudaHeaders>) -> Vec<(&'static str, &'static st
 
 /// The options a compile passes besides the architecture: line info, C++17 and the CUDA
 /// include directories.
-fn nvrtc_options(headers: Option<&CudaHeaders>) -> Vec<String> {
-    let mut options = vec!["-lineinfo".to_string(), "--std=c++17".to_string()];
+fn nvrtc_options(target: Target, headers: Option<&CudaHeaders>) -> Vec<String> {
+    let lines = match target {
+        // Device debug: no optimisation, full line information.
+        Target::Unoptimised { .. } => "-G",
+        Target::Ptx { .. } | Target::Cubin { .. } => "-lineinfo",
+    };
+    let mut options = vec![lines.to_string(), "--std=c++17".to_string()];
     for dir in headers.map(|h| h.dirs.as_slice()).unwrap_or_default() {
         // NVRTC takes UTF-8 options; a directory it could not be told about is left out.
         if let Some(dir) = dir.to_str() {
@@ -187,7 +192,7 @@ fn run_nvrtc(
     let version = nvrtc_version();
     let program = create_program(api, &src, &name, &shim_headers(headers))?;
     let mut options = vec![target.arch_option()];
-    options.extend(nvrtc_options(headers));
+    options.extend(nvrtc_options(target, headers));
     let options: Vec<CString> = options
         .into_iter()
         .map(|o| CString::new(o).map_err(|_| "an NVRTC option contains a NUL byte".to_string()))

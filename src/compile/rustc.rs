@@ -71,7 +71,7 @@ pub fn compile_rust(
     let started = std::time::Instant::now();
     let version = rust_toolchain().map_err(|help| CompileFailure::CompilerUnavailable { help })?;
     let sm = match target {
-        Target::Ptx { compute } => compute,
+        Target::Ptx { compute } | Target::Unoptimised { compute } => compute,
         Target::Cubin { sm } => sm,
     };
     static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
