@@ -20,6 +20,7 @@ pub mod harness;
 pub mod hazard_check;
 pub mod lesson;
 pub mod machine;
+pub mod moves;
 pub mod paths;
 pub mod pipeline;
 pub mod progress;
