@@ -84,6 +84,25 @@ impl Moves {
     pub fn is_empty(&self) -> bool {
         self.moves.is_empty()
     }
+
+    /// The move an optimised PTX instruction is part of, if any.
+    pub fn of_instruction(&self, ptx_line: u32) -> Option<&AccessMove> {
+        self.moves.iter().find(|m| m.ptx_lines.contains(&ptx_line))
+    }
+
+    /// How the replay names the line of a step made by PTX instruction `ptx_line` whose
+    /// `.loc` is `line`: never "line 0" when the hardware counts it on a line.
+    pub fn step_line(&self, line: u32, ptx_line: u32) -> String {
+        match (line, self.of_instruction(ptx_line)) {
+            (0, Some(m)) if !m.counted_on.is_empty() => format!(
+                "counted on {} (the compiler's own instruction, for {})",
+                lines_name(&m.counted_on),
+                lines_name(&m.source_lines)
+            ),
+            (0, _) => "no source line (an instruction the compiler made)".into(),
+            (line, _) => format!("line {line}"),
+        }
+    }
 }
 
 /// One thread's access to one 4-byte word of a buffer, in one epoch of that thread.
@@ -196,6 +215,8 @@ pub fn trace(
         let options = RunOptions {
             check_hazards: false,
             watch: Some(block),
+            // Beside the run's own launches: one host thread, so it does not slow them.
+            host_threads: 1,
             ..RunOptions::default()
         };
         run_lesson_kernel(prog, lesson, n, &input, &mut output, &options, cancel)
@@ -422,13 +443,19 @@ fn instruction_text(
     match kind {
         MoveKind::Widened => format!("The {what} on {written} are made by {one} of {bytes} bytes{placed}{booked}."),
         MoveKind::Merged if store => {
-            format!("The {what} on {written} go to the same elements: the compiler makes them with {one}{placed}{booked}.")
+            format!(
+                "The {what} on {written} go to the same elements: the compiler makes them with {one}{placed}{booked}."
+            )
         }
         MoveKind::Merged => {
-            format!("The {what} on {written} are of the same elements: the compiler loads them once, with {one}{placed}{booked}.")
+            format!(
+                "The {what} on {written} are of the same elements: the compiler loads them once, with {one}{placed}{booked}."
+            )
         }
         MoveKind::Hoisted => format!("The {what} on {written} is made by {one}{placed}{booked}."),
-        _ => format!("The {what} on {written} is counted elsewhere{booked}: ptxas filed its machine instruction there."),
+        _ => {
+            format!("The {what} on {written} is counted elsewhere{booked}: ptxas filed its machine instruction there.")
+        }
     }
 }
 
@@ -442,6 +469,7 @@ mod tests {
             store,
             pc,
             line,
+            ptx_line: pc,
             space: "global".into(),
             buffer: Some(if store { "out" } else { "in" }.into()),
             offset,
@@ -477,7 +505,11 @@ mod tests {
         for line in [17, 23, 27] {
             assert_eq!(moves.on_line(line).count(), 1, "line {line}");
         }
-        assert!(m.text.contains("lines 17 and 23") && m.text.contains("on line 27"), "{}", m.text);
+        assert!(
+            m.text.contains("lines 17 and 23") && m.text.contains("on line 27"),
+            "{}",
+            m.text
+        );
         assert!(m.text.contains("no line of its own"), "{}", m.text);
     }
 }

@@ -118,6 +118,7 @@ pub(crate) fn run_stages(
     };
     let profile_seed = size_seed(run.report.seed, lesson.profile_size);
     let profiling_alongside = backend.start_profile(lesson, &kernel, profile_seed);
+    let moves = start_moves_trace(lesson, request, &kernel, cancel);
 
     let sizes = &lesson.verify_sizes;
     for (index, &n) in sizes.iter().enumerate() {
@@ -178,6 +179,13 @@ pub(crate) fn run_stages(
                 Some(Ok(code)) if profile.machine_code.is_none() => profile.machine_code = Some(code.clone()),
                 Some(Err(why)) => profile.machine_code_unavailable = Some(why.clone()),
                 _ => {}
+            }
+            match moves.map(|m| m.join().unwrap_or_else(|_| Err("the trace panicked".into()))) {
+                Some(Ok(traced)) => {
+                    profile.moves = Some(crate::moves::explain(&traced, profile.machine_code.as_ref()));
+                }
+                Some(Err(why)) => profile.moves_unavailable = Some(why),
+                None => {}
             }
             run.report.profile = Some(profile)
         }
@@ -334,6 +342,32 @@ impl Compiled {
             machine_code,
         }
     }
+}
+
+type MovesTrace = std::thread::JoinHandle<Result<crate::moves::Traced, String>>;
+
+/// Traces the kernel against its unoptimised build (`moves`) in a thread of its own, while
+/// the sizes are verified: about one more compile's time, on one host thread.
+fn start_moves_trace(
+    lesson: &Lesson,
+    request: &RunRequest,
+    kernel: &crate::compile::CompiledKernel,
+    cancel: &CancelFlag,
+) -> Option<MovesTrace> {
+    let (lesson, kernel, cancel) = (lesson.clone(), kernel.clone(), cancel.clone());
+    let (source, name, nvrtc) = (
+        request.source.clone(),
+        request.source_name.clone(),
+        request.nvrtc_path.clone(),
+    );
+    std::thread::Builder::new()
+        .name("moves trace".into())
+        .spawn(move || {
+            let traced = crate::moves::trace(&source, &name, &lesson, &kernel, nvrtc.as_deref(), &cancel);
+            crate::timeline("moves trace done");
+            traced
+        })
+        .ok()
 }
 
 /// Compares the kernel's PTX with its machine code in a thread of its own, when there is

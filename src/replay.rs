@@ -44,6 +44,8 @@ pub struct Step {
     /// Warp of the block (0 for a barrier).
     pub warp: u32,
     pub line: u32,
+    /// The PTX line of the step's instruction (to find the compiler's move it is part of).
+    pub ptx_line: u32,
     /// The step's accesses in the trace.
     pub accesses: Range<usize>,
     /// Global steps: the distinct sectors, in address order.
@@ -116,6 +118,7 @@ impl Replay {
                     kind,
                     warp,
                     line: a.line,
+                    ptx_line: a.ptx_line,
                     accesses: i..i + 1,
                     sectors: Vec::new(),
                 });

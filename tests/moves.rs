@@ -21,7 +21,10 @@ fn moves_of(lesson_id: &str, file: &str) -> moves::Moves {
 fn the_2d_starters_centre_read_is_explained_on_lines_17_23_and_27() {
     let moves = moves_of("stencil-2d", "starter.cu");
     for m in &moves.moves {
-        eprintln!("{:?} {:?} -> {:?} ptx {:?}: {}", m.kind, m.source_lines, m.counted_on, m.ptx_lines, m.text);
+        eprintln!(
+            "{:?} {:?} -> {:?} ptx {:?}: {}",
+            m.kind, m.source_lines, m.counted_on, m.ptx_lines, m.text
+        );
     }
     let centre = moves
         .moves
@@ -39,7 +42,10 @@ fn print_every_lesson_kernels_moves() {
             let moves = moves_of(&lesson.id, file);
             eprintln!("== {} {file}", lesson.id);
             for m in &moves.moves {
-                eprintln!("  {:?} {:?} -> {:?} ptx {:?}: {}", m.kind, m.source_lines, m.counted_on, m.ptx_lines, m.text);
+                eprintln!(
+                    "  {:?} {:?} -> {:?} ptx {:?}: {}",
+                    m.kind, m.source_lines, m.counted_on, m.ptx_lines, m.text
+                );
             }
         }
     }

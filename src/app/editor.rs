@@ -167,6 +167,21 @@ impl EditorState {
                 ),
             });
         }
+        // Where the compiler merged or moved an access: said on every line involved.
+        for (m, line) in report
+            .profile
+            .iter()
+            .filter_map(|p| p.moves.as_ref())
+            .flat_map(|moves| moves.moves.iter())
+            .flat_map(|m| m.lines().collect::<std::collections::BTreeSet<_>>().into_iter().map(move |l| (m, l)))
+        {
+            self.markers.push(Marker {
+                line,
+                column: None,
+                error: false,
+                message: format!("compiler: {}", m.text),
+            });
+        }
         self.line_figures = report
             .profile
             .iter()

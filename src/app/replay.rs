@@ -131,6 +131,10 @@ pub fn show(app: &mut App, ui: &mut Ui) {
     let pal = palette(app.saved.prefs.theme);
     // Field by field (not `current_outcome`), so the view's own state can be borrowed too.
     let outcome = app.runs.latest(app.saved.prefs.lesson.as_deref());
+    let moves = outcome
+        .and_then(|o| o.report.profile.as_ref())
+        .and_then(|p| p.moves.clone())
+        .unwrap_or_default();
     let state = &mut app.replay;
     state.sync(&lesson, outcome);
     let Some(len) = state.model().map(|m| m.len()).filter(|&l| l > 0) else {
@@ -204,7 +208,7 @@ pub fn show(app: &mut App, ui: &mut Ui) {
         _ => String::new(),
     };
     ui.label(format!(
-        "step {} of {len}: {}{}, line {}{depth}",
+        "step {} of {len}: {}{}, {}{depth}",
         k + 1,
         if step.kind == StepKind::Barrier {
             String::new()
@@ -212,8 +216,11 @@ pub fn show(app: &mut App, ui: &mut Ui) {
             format!("warp {}, ", step.warp)
         },
         step.kind.describe(),
-        step.line
+        moves.step_line(step.line, step.ptx_line)
     ));
+    if let Some(m) = moves.of_instruction(step.ptx_line) {
+        ui.label(RichText::new(&m.text).small());
+    }
     tile(ui, &lesson, model, k, &pal);
     sectors(ui, model, k, &pal);
     if let Some((step, line)) = clicked {

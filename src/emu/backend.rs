@@ -14,7 +14,7 @@ use crate::harness::{poisoned_output, random_inputs, verify_against};
 use crate::lesson::Contract;
 use crate::progress::Progress;
 use crate::report::thousands;
-use crate::report::{GlobalAccess, ProfileBuilder, SectorProfile, SharedStats};
+use crate::report::{GlobalAccess, InstructionAt, ProfileBuilder, SectorProfile, SharedStats};
 use std::sync::Arc;
 
 #[derive(Debug, Clone, Default)]
@@ -240,6 +240,7 @@ pub fn sector_profile(
             sectors: s.sectors * k,
             ideal_sectors: s.ideal_sectors * k,
             instructions: s.global_warp_insts * k,
+            at: Some(InstructionAt::PtxLine(inst.ptx_line)),
         });
     }
     // Every instruction was counted, so the launch's own average is exact; line 0 (code the

@@ -246,12 +246,13 @@ impl<'a> BlockRunner<'a> {
     /// The watched block completed a barrier: a mark in its trace, for the replay.
     fn trace_barrier(&mut self, pc: Option<u32>) {
         let pc = pc.unwrap_or(0);
-        let line = self.prog.insts.get(pc as usize).map_or(0, |i| i.line);
+        let (line, ptx_line) = self.prog.insts.get(pc as usize).map_or((0, 0), |i| (i.line, i.ptx_line));
         self.stats.trace.push(super::stats::TracedAccess {
             thread: [0; 3],
             store: false,
             pc,
             line,
+            ptx_line,
             space: "barrier".into(),
             buffer: None,
             offset: 0,

@@ -256,6 +256,7 @@ impl BlockRunner<'_> {
             store,
             pc: pc as u32,
             line: self.prog.insts[pc].line,
+            ptx_line: self.prog.insts[pc].ptx_line,
             space: space.into(),
             buffer,
             offset,

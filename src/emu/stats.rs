@@ -51,6 +51,9 @@ pub struct TracedAccess {
     pub store: bool,
     pub pc: u32,
     pub line: u32,
+    /// The PTX line of the instruction (the compiler's moves are told per PTX instruction).
+    #[serde(default)]
+    pub ptx_line: u32,
     /// `global` or `shared`.
     pub space: String,
     /// Global buffer name, for global reads.

@@ -297,6 +297,7 @@ pub fn sector_profile(p: &GpuProfile, n: u32) -> SectorProfile {
             sectors: r.sectors * k,
             ideal_sectors: r.ideal_sectors * k,
             instructions,
+            at: Some(crate::report::InstructionAt::SassOffset(r.pc_offset)),
         });
         // Only global memory instructions are counted on the GPU, so the line's lanes are theirs.
         builder.add_instructions(r.line, instructions, r.active_lanes * k);

@@ -11,7 +11,9 @@ mod profile;
 
 pub use fault::{Finding, FindingKind, KernelFault, ThreadPlace};
 pub use output::KernelOutput;
-pub use profile::{GlobalAccess, LineSectors, ProfileBuilder, SectorProfile, SharedStats};
+pub use profile::{
+    GlobalAccess, InstructionAt, InstructionSectors, LineSectors, ProfileBuilder, SectorProfile, SharedStats,
+};
 
 use crate::compile::{CompileFailure, Diagnostic};
 use crate::harness::SizeVerification;

@@ -86,6 +86,37 @@ pub struct SectorProfile {
     /// profiler child): the pipeline moves them into the report's stages.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub stages: Vec<super::StageTime>,
+    /// Sectors per memory instruction: per PTX instruction on the emulator (it runs the
+    /// PTX), per SASS instruction on the GPU (CUPTI's records). The machine-code view.
+    #[serde(default)]
+    pub per_instruction: Vec<InstructionSectors>,
+    /// Where the compiler merged, hoisted or removed accesses, said on the lines involved.
+    #[serde(default)]
+    pub moves: Option<crate::moves::Moves>,
+    /// Why there is no such explanation, when there is none.
+    #[serde(default)]
+    pub moves_unavailable: Option<String>,
+}
+
+/// Where a memory instruction is: a line of the PTX (what the emulator runs) or the offset
+/// of a SASS instruction in the kernel's machine code (what the GPU runs).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum InstructionAt {
+    PtxLine(u32),
+    SassOffset(u32),
+}
+
+/// One memory instruction's sectors over the profile run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct InstructionSectors {
+    pub at: InstructionAt,
+    /// The source line the sectors are counted on.
+    pub line: u32,
+    pub store: bool,
+    pub sectors: u64,
+    /// Warp-level executions.
+    pub instructions: u64,
 }
 
 /// One source line's global memory instructions, as a backend counted them.
@@ -97,12 +128,15 @@ pub struct GlobalAccess {
     pub ideal_sectors: u64,
     /// Warp-level global instructions executed.
     pub instructions: u64,
+    /// Which instruction, when the backend knows (for the per-instruction figures).
+    pub at: Option<InstructionAt>,
 }
 
 /// Sums counts per line into a `SectorProfile`.
 pub struct ProfileBuilder {
     profile: SectorProfile,
     lines: BTreeMap<u32, LineSectors>,
+    instructions: BTreeMap<InstructionAt, InstructionSectors>,
 }
 
 impl ProfileBuilder {
@@ -115,6 +149,7 @@ impl ProfileBuilder {
                 ..SectorProfile::default()
             },
             lines: BTreeMap::new(),
+            instructions: BTreeMap::new(),
         }
     }
 
@@ -134,6 +169,17 @@ impl ProfileBuilder {
     }
 
     pub fn add_global(&mut self, access: GlobalAccess) {
+        if let Some(at) = access.at {
+            let i = self.instructions.entry(at).or_insert(InstructionSectors {
+                at,
+                line: access.line,
+                store: access.store,
+                sectors: 0,
+                instructions: 0,
+            });
+            i.sectors += access.sectors;
+            i.instructions += access.instructions;
+        }
         let l = self.line(access.line);
         l.sectors += access.sectors;
         l.ideal_sectors += access.ideal_sectors;
@@ -163,6 +209,7 @@ impl ProfileBuilder {
             lanes as f64 / instructions as f64
         });
         profile.per_line = self.lines.into_values().filter(|l| keep(l)).collect();
+        profile.per_instruction = self.instructions.into_values().collect();
         profile
     }
 }
@@ -181,6 +228,7 @@ mod tests {
             sectors: 40,
             ideal_sectors: 32,
             instructions: 10,
+            at: None,
         });
         b.add_global(GlobalAccess {
             line: 9,
@@ -188,6 +236,7 @@ mod tests {
             sectors: 8,
             ideal_sectors: 8,
             instructions: 2,
+            at: None,
         });
         b.add_instructions(9, 2, 64);
         let p = b.finish(None, |_| true);
