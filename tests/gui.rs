@@ -275,3 +275,54 @@ fn cancel_ends_a_run_within_a_second() {
         outcome.report.headline
     );
 }
+
+#[test]
+fn the_code_tab_explains_the_2d_starters_centre_read() {
+    let data = tempfile::tempdir().unwrap();
+    let mut h = harness(data.path(), "stencil-2d");
+    h.get_by_label("Run (Ctrl+Enter)").click();
+    h.step();
+    wait_for_run(&mut h);
+    h.get_by_label("FAIL (gate)");
+    // Line 23 is `float centre = in[i];`: NVRTC merged it with line 17's read and hoisted
+    // the load, which ptxas files under line 27.
+    assert!(
+        h.state()
+            .editor
+            .text
+            .lines()
+            .nth(22)
+            .unwrap()
+            .contains("centre = in[i]")
+    );
+    h.state_mut().editor.cursor_line = 23;
+    h.get_by_label("Code").click();
+    // The listing is compiled and disassembled in a thread of its own.
+    for _ in 0..200 {
+        h.step();
+        if h.query_by_label_contains("LDG.E.CONSTANT").is_some() {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    h.run();
+    // Said in the Code tab and, for each line involved, in the editor's notes.
+    let said = h
+        .query_all_by_label_contains("compiler: The reads of `in` on lines 17 and 23")
+        .count();
+    assert!(said >= 2, "{said}");
+    assert!(
+        h.state()
+            .editor
+            .markers
+            .iter()
+            .any(|m| m.line == 23 && m.message.contains("on line 27"))
+    );
+    // The load made for line 23, filed (and counted) under line 27, with its sectors.
+    let load = h.get_by_label_contains("(line 27)");
+    let text = format!("{load:?}");
+    assert!(text.contains("LDG.E.CONSTANT") && text.contains("sectors"), "{text}");
+    load.click();
+    h.run_steps(20);
+    assert_eq!(h.state().editor.cursor_line, 27);
+}

@@ -173,7 +173,12 @@ impl EditorState {
             .iter()
             .filter_map(|p| p.moves.as_ref())
             .flat_map(|moves| moves.moves.iter())
-            .flat_map(|m| m.lines().collect::<std::collections::BTreeSet<_>>().into_iter().map(move |l| (m, l)))
+            .flat_map(|m| {
+                m.lines()
+                    .collect::<std::collections::BTreeSet<_>>()
+                    .into_iter()
+                    .map(move |l| (m, l))
+            })
         {
             self.markers.push(Marker {
                 line,

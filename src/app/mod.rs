@@ -18,6 +18,7 @@ pub mod highlight;
 mod instrument;
 mod jobs;
 mod lesson_panel;
+mod machine_code_view;
 pub mod replay;
 mod results;
 pub mod runner;
@@ -98,6 +99,7 @@ pub struct App {
     pub diagram: diagram::DiagramState,
     pub heatmap: heatmap::HeatMapState,
     pub replay: replay::ReplayState,
+    pub machine_code: machine_code_view::MachineCodeView,
     pub compare: compare::CompareState,
     /// A grading table being walked through (`--grades`, "Open grading table…").
     pub grading: Option<grading::GradingView>,
@@ -164,6 +166,7 @@ impl App {
             diagram: diagram::DiagramState::default(),
             heatmap: Default::default(),
             replay: replay::ReplayState::starting(options.play_replay, options.replay_step),
+            machine_code: Default::default(),
             compare: Default::default(),
             grading: None,
             backends: SharedBackends::default(),

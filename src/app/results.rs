@@ -54,6 +54,8 @@ pub fn show(app: &mut App, ui: &mut Ui) {
         ui.selectable_value(&mut tab, ResultTab::HeatMap, "Heat map");
         ui.selectable_value(&mut tab, ResultTab::Compare, "Compare");
         ui.selectable_value(&mut tab, ResultTab::Chart, "Chart");
+        ui.selectable_value(&mut tab, ResultTab::Code, "Code")
+            .on_hover_text("The PTX and SASS of the cursor's line, with each memory instruction's sectors");
     });
     if tab != app.saved.prefs.result_tab {
         app.saved.prefs.result_tab = tab;
@@ -68,6 +70,7 @@ pub fn show(app: &mut App, ui: &mut Ui) {
             ResultTab::HeatMap => super::heatmap::show(app, ui),
             ResultTab::Compare => super::compare::show(app, ui),
             ResultTab::Chart => super::chart::show(app, ui),
+            ResultTab::Code => super::machine_code_view::show(app, ui),
         });
 }
 

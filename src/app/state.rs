@@ -32,6 +32,8 @@ pub enum ResultTab {
     HeatMap,
     Compare,
     Chart,
+    /// The PTX and SASS of the cursor's line (machine_code_view).
+    Code,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]

@@ -5,6 +5,7 @@ mod doctor;
 mod grade;
 mod heatmap;
 mod lessons;
+mod listing;
 mod print;
 mod run;
 
@@ -60,6 +61,18 @@ pub enum Command {
         /// The PTX as the GPU worker loads it: printf calls gated (src/gpu/printf_gate.rs).
         #[arg(long)]
         printf_gate: bool,
+        /// List the PTX per source line (with --sass: both; alone --lines lists both).
+        #[arg(long)]
+        ptx: bool,
+        /// List the SASS (the sm_90 cubin, disassembled with its line table) per source line.
+        #[arg(long)]
+        sass: bool,
+        /// Only these source lines: `23` or `17-27`.
+        #[arg(long, value_name = "LINES")]
+        lines: Option<String>,
+        /// Run the kernel first and put its sectors on each memory instruction (emu, gpu, auto).
+        #[arg(long, value_name = "BACKEND", num_args = 0..=1, default_missing_value = "emu")]
+        sectors: Option<BackendChoice>,
     },
     /// Work on lesson files.
     Lesson {
@@ -217,7 +230,7 @@ pub struct GuiArgs {
     /// Load this file into the editor at start.
     #[arg(long, value_name = "FILE")]
     pub open: Option<PathBuf>,
-    /// Start on this results tab: result, diagram, heatmap, compare or chart.
+    /// Start on this results tab: result, diagram, heatmap, compare, chart or code.
     #[arg(long)]
     pub tab: Option<String>,
     /// Start in presenter mode (F5 toggles it).
@@ -290,7 +303,23 @@ pub fn main_with(cli: Cli) -> i32 {
             sm,
             output,
             printf_gate,
-        }) => run::compile(&course_dir, &lesson, &kernel, sm, output.as_deref(), printf_gate),
+            ptx,
+            sass,
+            lines,
+            sectors,
+        }) => {
+            if ptx || sass || lines.is_some() || sectors.is_some() {
+                let args = listing::ListingArgs {
+                    ptx,
+                    sass,
+                    lines: lines.as_deref(),
+                    sectors,
+                };
+                listing::listing(&course_dir, &lesson, &kernel, &args)
+            } else {
+                run::compile(&course_dir, &lesson, &kernel, sm, output.as_deref(), printf_gate)
+            }
+        }
         Some(Command::Check {
             lesson,
             kernel,
@@ -363,6 +392,7 @@ fn gui(course_dir: PathBuf, args: GuiArgs) -> i32 {
         Some("chart") => Some(ResultTab::Chart),
         Some("heatmap") => Some(ResultTab::HeatMap),
         Some("compare") => Some(ResultTab::Compare),
+        Some("code") => Some(ResultTab::Code),
         Some("result") => Some(ResultTab::Result),
         _ => None,
     };

@@ -150,6 +150,7 @@ fn check_uncached(ptx: &str, cubin: &[u8], sm: u32) -> Result<MachineCode, Strin
             .to_string()
     })?;
     let sass = disassemble(&tool, cubin)?;
+    remember_disassembly(cubin, &sass);
     let file = kernel_file(ptx);
     let instructions = sass_global_instructions(&sass, &file);
     let mut code = compare(ptx, &per_ptx_line(&instructions), sm);
@@ -159,7 +160,7 @@ fn check_uncached(ptx: &str, cubin: &[u8], sm: u32) -> Result<MachineCode, Strin
 }
 
 /// The file the PTX's `.loc 1 ...` lines name (`.file 1 "name"`): the kernel's own source.
-fn kernel_file(ptx: &str) -> String {
+pub(super) fn kernel_file(ptx: &str) -> String {
     ptx.lines()
         .find_map(|l| l.trim().strip_prefix(".file").map(str::trim))
         .and_then(|rest| rest.strip_prefix('1'))
@@ -217,6 +218,37 @@ fn loc_per_ptx_line(ptx: &str) -> BTreeMap<u32, u32> {
     locs
 }
 
+/// The last few cubins' disassembly, for the machine-code view after a run's check.
+type Disassemblies = Vec<(Vec<u8>, String)>;
+
+fn recent_disassemblies() -> std::sync::MutexGuard<'static, Disassemblies> {
+    static RECENT: std::sync::Mutex<Disassemblies> = std::sync::Mutex::new(Vec::new());
+    RECENT.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
+fn remember_disassembly(cubin: &[u8], sass: &str) {
+    let mut kept = recent_disassemblies();
+    if kept.len() == 8 {
+        kept.remove(0);
+    }
+    kept.push((cubin.to_vec(), sass.to_string()));
+}
+
+/// `nvdisasm -g -gp` of `cubin`: the run's own when the check made it, else disassembled now.
+pub(super) fn disassembled(cubin: &[u8]) -> Result<String, String> {
+    let known = recent_disassemblies()
+        .iter()
+        .find(|(c, _)| c == cubin)
+        .map(|(_, s)| s.clone());
+    if let Some(sass) = known {
+        return Ok(sass);
+    }
+    let tool = nvdisasm().ok_or_else(|| "nvdisasm was not found (`haloscope setup` installs it)".to_string())?;
+    let sass = disassemble(&tool, cubin)?;
+    remember_disassembly(cubin, &sass);
+    Ok(sass)
+}
+
 /// How many times this process has run nvdisasm (it also numbers the temporary files).
 static DISASSEMBLED: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
 
@@ -251,7 +283,10 @@ const SASS_GLOBAL: &[&str] = &["LDG", "STG", "ATOMG", "RED", "REDG", "LD", "ST",
 /// the text after its `/*0070*/` address): `//## File ".nv_debug_ptx_txt", line N` starts the
 /// instructions of PTX line N, and `//## File "<source>", line M` those of source line M
 /// (`kernel_file`'s lines only count; others give `None`).
-fn sass_instructions<'a>(sass: &'a str, kernel_file: &'a str) -> impl Iterator<Item = (u32, Option<u32>, &'a str)> {
+pub(super) fn sass_instructions<'a>(
+    sass: &'a str,
+    kernel_file: &'a str,
+) -> impl Iterator<Item = (u32, Option<u32>, u32, &'a str)> {
     let (mut ptx_line, mut source_line) = (0, None);
     sass.lines().filter_map(move |line| {
         let text = line.trim();
@@ -266,30 +301,34 @@ fn sass_instructions<'a>(sass: &'a str, kernel_file: &'a str) -> impl Iterator<I
             return None;
         }
         // `/*0070*/  @!P0 LDG.E.CONSTANT R2, desc[UR4][R2.64] ;`
-        let (_, rest) = text.strip_prefix("/*")?.split_once("*/")?;
-        Some((ptx_line, source_line, rest))
+        let (address, rest) = text.strip_prefix("/*")?.split_once("*/")?;
+        let offset = u32::from_str_radix(address.trim(), 16).ok()?;
+        Some((ptx_line, source_line, offset, rest))
     })
 }
 
 /// The global memory SASS instructions of `nvdisasm -g -gp` text, in order.
 pub fn sass_global_instructions(sass: &str, kernel_file: &str) -> Vec<SassGlobal> {
     sass_instructions(sass, kernel_file)
-        .filter(|(_, _, rest)| {
-            let mut words = rest.split_whitespace();
-            let op = match words.next() {
-                Some(predicate) if predicate.starts_with('@') => words.next(),
-                op => op,
-            };
-            op.is_some_and(|op| SASS_GLOBAL.contains(&op.split('.').next().unwrap_or(op)))
-        })
-        .map(|(ptx_line, source_line, _)| SassGlobal { ptx_line, source_line })
+        .filter(|(_, _, _, rest)| is_global_sass(rest))
+        .map(|(ptx_line, source_line, _, _)| SassGlobal { ptx_line, source_line })
         .collect()
+}
+
+/// Whether a SASS instruction's text (`@!P0 LDG.E R2, ...`) accesses global memory.
+pub(super) fn is_global_sass(text: &str) -> bool {
+    let mut words = text.split_whitespace();
+    let op = match words.next() {
+        Some(predicate) if predicate.starts_with('@') => words.next(),
+        op => op,
+    };
+    op.is_some_and(|op| SASS_GLOBAL.contains(&op.split('.').next().unwrap_or(op)))
 }
 
 /// The source lines of `kernel_file` that at least one SASS instruction is filed under.
 pub fn sass_source_lines(sass: &str, kernel_file: &str) -> BTreeSet<u32> {
     sass_instructions(sass, kernel_file)
-        .filter_map(|(_, source_line, _)| source_line)
+        .filter_map(|(_, source_line, _, _)| source_line)
         .collect()
 }
 
@@ -300,7 +339,7 @@ pub fn sass_per_ptx_line(sass: &str) -> BTreeMap<u32, u32> {
 
 /// Whether a PTX instruction (its text without a predicate) accesses global memory, or
 /// may (generic addresses), the way the emulator decides which instructions count.
-fn is_ptx_global(instruction: &str) -> bool {
+pub(super) fn is_ptx_global(instruction: &str) -> bool {
     let op = instruction.split_whitespace().next().unwrap_or("");
     let mut parts = op.split('.');
     let base = parts.next().unwrap_or("");

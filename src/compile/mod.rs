@@ -7,6 +7,7 @@ mod contract_probe;
 mod diagnostics;
 mod entry_check;
 mod include_guard;
+pub mod listing;
 pub mod machine_code;
 mod nvrtc;
 mod nvrtc_api;

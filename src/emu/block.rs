@@ -246,7 +246,11 @@ impl<'a> BlockRunner<'a> {
     /// The watched block completed a barrier: a mark in its trace, for the replay.
     fn trace_barrier(&mut self, pc: Option<u32>) {
         let pc = pc.unwrap_or(0);
-        let (line, ptx_line) = self.prog.insts.get(pc as usize).map_or((0, 0), |i| (i.line, i.ptx_line));
+        let (line, ptx_line) = self
+            .prog
+            .insts
+            .get(pc as usize)
+            .map_or((0, 0), |i| (i.line, i.ptx_line));
         self.stats.trace.push(super::stats::TracedAccess {
             thread: [0; 3],
             store: false,

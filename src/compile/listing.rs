@@ -1,0 +1,135 @@
+//! The kernel's PTX and SASS, instruction by instruction, each with the source line it is
+//! filed under: what the machine-code view and `haloscope compile --ptx/--sass` show beside
+//! the source. PTX lines take their line from the `.loc` in force (NVRTC's), SASS instructions
+//! from the cubin's line table (`nvdisasm -g`, the table the GPU's profiler reads), so the
+//! SASS is listed under the line the hardware counts it on.
+
+use super::machine_code::{disassembled, is_global_sass, is_ptx_global, kernel_file, sass_instructions};
+use crate::report::{InstructionAt, InstructionSectors};
+use serde::{Deserialize, Serialize};
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Listed {
+    pub at: InstructionAt,
+    /// The source line it is filed under (0: none of the kernel's own).
+    pub line: u32,
+    /// For SASS: the PTX line it was made from.
+    pub ptx_line: u32,
+    pub text: String,
+    /// Accesses global memory (counts sectors).
+    pub global: bool,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Listing {
+    pub ptx: Vec<Listed>,
+    pub sass: Vec<Listed>,
+    /// Why there is no SASS, when there is none.
+    pub sass_unavailable: Option<String>,
+}
+
+impl Listing {
+    /// The PTX, and the SASS when there is a cubin to disassemble.
+    pub fn new(ptx: &str, cubin: Option<&[u8]>) -> Listing {
+        let mut listing = Listing {
+            ptx: ptx_instructions(ptx),
+            ..Listing::default()
+        };
+        match cubin.map(disassembled) {
+            Some(Ok(sass)) => {
+                let file = kernel_file(ptx);
+                listing.sass = sass_instructions(&sass, &file)
+                    // The padding after the kernel's end.
+                    .filter(|(_, _, _, body)| body.trim().trim_end_matches(';').trim() != "NOP")
+                    .map(|(ptx_line, line, offset, body)| Listed {
+                        at: InstructionAt::SassOffset(offset),
+                        line: line.unwrap_or(0),
+                        ptx_line,
+                        global: is_global_sass(body),
+                        text: body.trim().trim_end_matches(';').trim().to_string(),
+                    })
+                    .collect();
+            }
+            Some(Err(why)) => listing.sass_unavailable = Some(why),
+            None => listing.sass_unavailable = Some("no machine code (a Rust kernel is loaded as PTX)".into()),
+        }
+        listing
+    }
+
+    /// The instructions of source lines `lines` (inclusive), PTX then SASS.
+    pub fn of_lines<'a>(&'a self, lines: std::ops::RangeInclusive<u32>) -> (Vec<&'a Listed>, Vec<&'a Listed>) {
+        let pick = |v: &'a [Listed]| -> Vec<&'a Listed> { v.iter().filter(|i| lines.contains(&i.line)).collect() };
+        (pick(&self.ptx), pick(&self.sass))
+    }
+
+    /// The sectors the last run gave an instruction: the GPU's per SASS instruction; the
+    /// emulator's per PTX instruction, and for SASS the PTX instruction's when ptxas made
+    /// exactly one global SASS instruction of it (else None: it cannot be split).
+    pub fn sectors(&self, item: &Listed, figures: &[InstructionSectors]) -> Option<u64> {
+        if !item.global {
+            return None;
+        }
+        let find = |at: InstructionAt| figures.iter().find(|f| f.at == at).map(|f| f.sectors);
+        match item.at {
+            InstructionAt::PtxLine(_) => find(item.at),
+            InstructionAt::SassOffset(_) => find(item.at).or_else(|| {
+                let copies = self
+                    .sass
+                    .iter()
+                    .filter(|s| s.global && s.ptx_line == item.ptx_line)
+                    .count();
+                (copies == 1)
+                    .then(|| find(InstructionAt::PtxLine(item.ptx_line)))
+                    .flatten()
+            }),
+        }
+    }
+}
+
+/// The PTX's instructions (not directives, labels or braces) with their `.loc` lines.
+fn ptx_instructions(ptx: &str) -> Vec<Listed> {
+    let mut line = 0;
+    let mut in_body = false;
+    let mut out = Vec::new();
+    for (index, text) in ptx.lines().enumerate() {
+        let t = text.trim();
+        if let Some(rest) = t.strip_prefix(".loc") {
+            line = rest.split_whitespace().nth(1).and_then(|l| l.parse().ok()).unwrap_or(0);
+            continue;
+        }
+        if t == "{" {
+            in_body = true;
+            continue;
+        }
+        if !in_body || t.is_empty() || t == "}" || t.starts_with('.') || t.starts_with("//") || t.ends_with(':') {
+            continue;
+        }
+        let body = match t.strip_prefix('@') {
+            Some(guarded) => guarded.split_once(char::is_whitespace).map_or("", |(_, b)| b.trim()),
+            None => t,
+        };
+        out.push(Listed {
+            at: InstructionAt::PtxLine(index as u32 + 1),
+            line,
+            ptx_line: index as u32 + 1,
+            global: is_ptx_global(body),
+            text: t.trim_end_matches(';').to_string(),
+        });
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ptx_instructions_carry_their_loc_line() {
+        let ptx = ".file 1 \"k.cu\"\n.visible .entry k(\n)\n{\n.reg .f32 %f<3>;\n\tld.global.nc.f32 \t%f1, [%rd1];\n\t.loc\t1 7 3\n$L__BB0_1:\n\t@%p1 st.global.f32 \t[%rd2], %f1;\n\tret;\n}";
+        let listed = ptx_instructions(ptx);
+        assert_eq!(listed.len(), 3);
+        assert_eq!((listed[0].line, listed[0].global), (0, true));
+        assert_eq!((listed[1].line, listed[1].global, listed[1].ptx_line), (7, true, 9));
+        assert_eq!((listed[2].line, listed[2].global), (7, false));
+    }
+}
