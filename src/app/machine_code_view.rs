@@ -23,6 +23,11 @@ pub struct MachineCodeView {
 }
 
 impl MachineCodeView {
+    /// Compiling and disassembling for the view.
+    pub fn is_pending(&self) -> bool {
+        self.pending.is_some()
+    }
+
     fn sync(&mut self, ctx: &egui::Context, lesson: &Arc<crate::lesson::Lesson>, run: u64, source: &str) {
         if self.run == Some(run) {
             if let Some(rx) = &self.pending {

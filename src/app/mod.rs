@@ -64,6 +64,8 @@ pub struct GuiOptions {
     pub play_replay: bool,
     /// Open each new replay at this step.
     pub replay_step: Option<usize>,
+    /// Put the editor's cursor on this line at start (screenshots of the Code tab).
+    pub start_line: Option<u32>,
     /// Open this grading table (grades.json) at start.
     pub grades: Option<PathBuf>,
     /// Seed for every run's inputs (default: a fresh one per run).
@@ -339,6 +341,7 @@ impl App {
         let busy = self.is_running()
             || self.heatmap.is_counting()
             || self.compare.is_running()
+            || self.machine_code.is_pending()
             || crate::cuda_setup::background::is_running();
         self.instrument.frame(ctx, busy, self.current_outcome().is_some());
         if self.instrument.frames() == 1 {
@@ -349,6 +352,11 @@ impl App {
         }
         if self.instrument.frames() == 1 && self.options.run_at_start {
             self.actions.push(action::Action::Run);
+        }
+        if self.instrument.frames() == 1
+            && let Some(line) = self.options.start_line
+        {
+            self.actions.push(action::Action::go_to(line));
         }
         self.poll_run();
         self.heatmap.poll();

@@ -246,6 +246,9 @@ pub struct GuiArgs {
     /// Open the block replay at this step (screenshots of a moment of it).
     #[arg(long, value_name = "N")]
     pub replay_step: Option<usize>,
+    /// Put the editor's cursor on this line at start (the Code tab shows its instructions).
+    #[arg(long, value_name = "N")]
+    pub line: Option<u32>,
 }
 
 #[derive(Subcommand, Debug)]
@@ -407,6 +410,7 @@ fn gui(course_dir: PathBuf, args: GuiArgs) -> i32 {
         presenting: args.present,
         play_replay: args.play,
         replay_step: args.replay_step,
+        start_line: args.line,
         grades: args.grades,
         result_tab,
         seed: None,
