@@ -279,6 +279,11 @@ fn match_traces(
     traced
 }
 
+/// Instructions grouped into one move: (source lines, kind, store, buffer, hoisted).
+type GroupKey = (Vec<u32>, MoveKind, bool, String, bool);
+/// The group's PTX lines, the lines the hardware counts them on, the widest access in bytes.
+type Group = (Vec<u32>, BTreeSet<u32>, u32);
+
 /// The moves, with the lines the hardware counts each instruction on (`machine`).
 pub fn explain(traced: &Traced, machine: Option<&MachineCode>) -> Moves {
     // The source line the hardware books a PTX instruction's sectors on; None: ptxas removed it.
@@ -291,8 +296,7 @@ pub fn explain(traced: &Traced, machine: Option<&MachineCode>) -> Moves {
     };
     // Instructions that do the same thing for the same lines (a loop's unrolled copies) are
     // one move.
-    let mut grouped: BTreeMap<(Vec<u32>, MoveKind, bool, String, bool), (Vec<u32>, BTreeSet<u32>, u32)> =
-        BTreeMap::new();
+    let mut grouped: BTreeMap<GroupKey, Group> = BTreeMap::new();
     for (&ptx_line, inst) in &traced.optimised {
         let lines: Vec<u32> = inst.serves.iter().copied().filter(|&l| l > 0).collect();
         if lines.is_empty() {
@@ -384,6 +388,24 @@ pub fn explain(traced: &Traced, machine: Option<&MachineCode>) -> Moves {
             ),
             counted_on: counted,
             ptx_lines: instructions,
+        });
+    }
+    for o in machine.map(|m| m.out_of_loop.as_slice()).unwrap_or_default() {
+        let (first, last) = o.loop_lines;
+        moves.push(AccessMove {
+            kind: MoveKind::OutOfLoop,
+            store: false,
+            buffer: String::new(),
+            source_lines: vec![o.line],
+            counted_on: vec![o.line],
+            ptx_lines: vec![o.ptx_line],
+            text: format!(
+                "ptxas moved the load on line {} out of the loop on lines {first}-{last} (its value cannot change \
+                 from one iteration to the next): the GPU makes it once per thread, not once per iteration. The \
+                 emulator runs the PTX, which loads it in every iteration, so it counts more sectors on this line \
+                 than the GPU (docs/known-differences.md).",
+                o.line
+            ),
         });
     }
     moves.sort_by(|a, b| (&a.source_lines, a.kind).cmp(&(&b.source_lines, b.kind)));

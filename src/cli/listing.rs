@@ -73,7 +73,7 @@ pub fn listing(course_dir: &Path, lesson_id: &str, kernel: &Path, args: &Listing
         eprintln!("no SASS: {why}");
     }
     let last = (source.len() as u32).min(*range.end());
-    for line in (*range.start()).max(0)..=last {
+    for line in *range.start()..=last {
         let (ptx, sass) = listing.of_lines(line..=line);
         let notes: Vec<&str> = moves.on_line(line).map(|m| m.text.as_str()).collect();
         if line == 0 {

@@ -45,6 +45,21 @@ pub struct MachineCode {
     /// the PTX) may not exist on the GPU at all.
     #[serde(default)]
     pub source_lines_with_code: BTreeSet<u32>,
+    /// Global loads ptxas moved out of the loop the PTX has them in (`out_of_loop`).
+    #[serde(default)]
+    pub out_of_loop: Vec<OutOfLoop>,
+}
+
+/// A global load the PTX makes in every iteration of a loop and the machine code makes once,
+/// before the loop: ptxas saw its value cannot change between iterations. The instruction
+/// counts are the same, so only the code's shape shows it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct OutOfLoop {
+    pub ptx_line: u32,
+    /// The source line of the load (the PTX's `.loc`).
+    pub line: u32,
+    /// The first and last source line of the loop.
+    pub loop_lines: (u32, u32),
 }
 
 impl MachineCode {
@@ -156,7 +171,107 @@ fn check_uncached(ptx: &str, cubin: &[u8], sm: u32) -> Result<MachineCode, Strin
     let mut code = compare(ptx, &per_ptx_line(&instructions), sm);
     code.moved_ptx_lines = moved_lines(ptx, &instructions);
     code.source_lines_with_code = sass_source_lines(&sass, &file);
+    code.out_of_loop = out_of_loop(ptx, &sass);
     Ok(code)
+}
+
+/// Backward branches as (target, branch) pairs of positions: a loop's extent.
+fn backward_branches(labels: &BTreeMap<String, u32>, branches: &[(u32, String)]) -> Vec<(u32, u32)> {
+    branches
+        .iter()
+        .filter_map(|(at, target)| labels.get(target).filter(|&&t| t <= *at).map(|&t| (t, *at)))
+        .collect()
+}
+
+/// The PTX's loops, as ranges of PTX lines: a label and a later branch back to it.
+fn ptx_loops(ptx: &str) -> Vec<(u32, u32)> {
+    let mut labels = BTreeMap::new();
+    let mut branches = Vec::new();
+    for (index, text) in ptx.lines().enumerate() {
+        let line = index as u32 + 1;
+        let t = text.trim();
+        if let Some(label) = t.strip_suffix(':') {
+            labels.insert(label.to_string(), line);
+        } else if let Some(at) = t.find("bra") {
+            let target = t[at..].split_whitespace().nth(1).unwrap_or("").trim_end_matches(';');
+            branches.push((line, target.to_string()));
+        }
+    }
+    backward_branches(&labels, &branches)
+}
+
+/// A SASS instruction for the loop check: (offset, PTX line, is a global load).
+type SassPlace = (u32, u32, bool);
+
+/// The machine code's loops, as ranges of instruction offsets; and each instruction's place.
+fn sass_loops(sass: &str) -> (Vec<(u32, u32)>, Vec<SassPlace>) {
+    let mut labels = BTreeMap::new();
+    let mut pending = Vec::new();
+    let mut branches = Vec::new();
+    for line in sass.lines() {
+        let t = line.trim();
+        if t.starts_with(".L_") && t.ends_with(':') {
+            pending.push(t.trim_end_matches(':').to_string());
+        } else if let Some((address, rest)) = t.strip_prefix("/*").and_then(|r| r.split_once("*/")) {
+            let Ok(offset) = u32::from_str_radix(address.trim(), 16) else {
+                continue;
+            };
+            for label in pending.drain(..) {
+                labels.insert(label, offset);
+            }
+            if let Some(target) = rest.split("`(").nth(1).and_then(|r| r.split(')').next())
+                && rest.contains("BRA")
+            {
+                branches.push((offset, target.to_string()));
+            }
+        }
+    }
+    let instructions = sass_instructions(sass, "")
+        .map(|(ptx_line, _, offset, rest)| (offset, ptx_line, is_global_sass(rest) && !is_sass_store(rest)))
+        .collect();
+    (backward_branches(&labels, &branches), instructions)
+}
+
+fn is_sass_store(text: &str) -> bool {
+    text.split_whitespace()
+        .find(|w| !w.starts_with('@'))
+        .is_some_and(|op| op.starts_with("ST") || op.starts_with("RED") || op.starts_with("ATOM"))
+}
+
+/// Global loads inside a PTX loop whose machine instruction is outside every machine-code
+/// loop, while the loop itself is still there (other instructions of it are in one).
+fn out_of_loop(ptx: &str, sass: &str) -> Vec<OutOfLoop> {
+    let locs = loc_per_ptx_line(ptx);
+    let (machine_loops, instructions) = sass_loops(sass);
+    let in_machine_loop = |offset: u32| machine_loops.iter().any(|&(a, b)| a <= offset && offset <= b);
+    let mut found = Vec::new();
+    for (a, b) in ptx_loops(ptx) {
+        let inside = |p: u32| a < p && p < b;
+        let loop_survives = instructions
+            .iter()
+            .any(|&(offset, p, _)| inside(p) && in_machine_loop(offset));
+        if !loop_survives {
+            continue;
+        }
+        let lines: Vec<u32> = (a..=b)
+            .filter_map(|p| locs.get(&p).copied())
+            .filter(|&l| l > 0)
+            .collect();
+        let loop_lines = (
+            lines.iter().copied().min().unwrap_or(0),
+            lines.iter().copied().max().unwrap_or(0),
+        );
+        for &(offset, p, load) in &instructions {
+            if load && inside(p) && !in_machine_loop(offset) && !found.iter().any(|o: &OutOfLoop| o.ptx_line == p) {
+                found.push(OutOfLoop {
+                    ptx_line: p,
+                    line: locs.get(&p).copied().unwrap_or(0),
+                    loop_lines,
+                });
+            }
+        }
+    }
+    found
 }
 
 /// The file the PTX's `.loc 1 ...` lines name (`.file 1 "name"`): the kernel's own source.
@@ -398,6 +513,7 @@ pub fn compare(ptx: &str, sass: &BTreeMap<u32, u32>, sm: u32) -> MachineCode {
         removed_ptx_lines: removed,
         moved_ptx_lines: BTreeMap::new(),
         source_lines_with_code: BTreeSet::new(),
+        out_of_loop: Vec::new(),
         lines: per_line
             .into_values()
             .filter(|l| l.ptx_instructions != l.machine_instructions || l.removed > 0)
@@ -506,6 +622,48 @@ mod tests {
         );
         assert_eq!(found[2].source_line, None, "a header's line is not the kernel's");
         assert_eq!(moved_lines(ptx, &found), BTreeMap::from([(4, 27)]));
+    }
+
+    #[test]
+    fn a_load_ptxas_moved_out_of_a_loop_is_found() {
+        // PTX: the load (line 6) is inside the loop $L__BB0_1 .. bra (line 8). SASS: the
+        // loop .L_x_1 (0x20 .. 0x40) holds the add; the load at 0x10 is before it.
+        let ptx = "\
+.file 1 \"k.cu\"
+{
+\t.loc\t1 9 3
+$L__BB0_1:
+\t.loc\t1 10 5
+\tld.global.nc.f32 \t%f1, [%rd1];
+\tadd.f32 \t%f2, %f2, %f1;
+\t@%p1 bra \t$L__BB0_1;
+}";
+        let sass = "\
+        //## File \".nv_debug_ptx_txt\", line 6
+        /*0010*/                   LDG.E.CONSTANT R2, desc[UR4][R2.64] ;
+.L_x_1:
+        //## File \".nv_debug_ptx_txt\", line 7
+        /*0020*/                   FADD R0, R0, R2 ;
+        //## File \".nv_debug_ptx_txt\", line 8
+        /*0040*/              @P0 BRA `(.L_x_1) ;";
+        assert_eq!(ptx_loops(ptx), vec![(4, 8)]);
+        let found = out_of_loop(ptx, sass);
+        assert_eq!(
+            found,
+            vec![OutOfLoop {
+                ptx_line: 6,
+                line: 10,
+                loop_lines: (9, 10)
+            }]
+        );
+        // The same load inside the machine-code loop: nothing to say.
+        let kept = sass.replace("/*0010*/                   LDG", "/*0030*/                   LDG");
+        let kept = kept.replacen(".L_x_1:\n", "", 1).replacen(
+            "        //## File \".nv_debug_ptx_txt\", line 6",
+            ".L_x_1:\n        //## File \".nv_debug_ptx_txt\", line 6",
+            1,
+        );
+        assert!(out_of_loop(ptx, &kept).is_empty(), "{kept}");
     }
 
     #[test]

@@ -90,6 +90,11 @@ struct Names {
     /// `.param` slots declared in this body so far (the latest declaration of a name wins:
     /// each call sequence re-declares `param0` in a scope of its own).
     slots: HashMap<String, String>,
+    /// `.loc` of the outermost call this body was inlined for. A callee from another file
+    /// (a CUDA header's function, which an unoptimised `-G` build calls instead of inlining)
+    /// takes it, so its accesses are on the line the learner wrote, as `inlined_at` puts them
+    /// in an optimised build.
+    call_site: Option<(u32, u32, u32)>,
 }
 
 impl Names {
@@ -159,6 +164,9 @@ impl Inliner<'_> {
                         .any(|o| matches!(o, Operand::Address { base: Some(b), .. } if self.slot_names.contains(b)));
                     if on_slot && let Some(space) = inst.opcode.iter_mut().find(|m| *m == "param") {
                         *space = "local".to_string();
+                    }
+                    if let Some(site) = names.call_site.filter(|site| site.0 != inst.loc.0 || inst.loc.1 == 0) {
+                        inst.loc = site;
                     }
                     self.out.body.push(Statement::Instruction(inst));
                 }
@@ -233,6 +241,7 @@ impl Inliner<'_> {
         let end = format!("$Lret{suffix}");
         let mut inner = Names {
             suffix: suffix.clone(),
+            call_site: names.call_site.or(Some(call.loc)),
             ..Names::default()
         };
         for decl in &body.regs {

@@ -225,6 +225,10 @@ impl Parser {
     fn function(&mut self) -> Result<Function, PtxError> {
         let ptx_line = self.line();
         let is_entry = self.word()? == ".entry";
+        // A function's instructions before its first `.loc` have no source line: the last one
+        // of the previous function does not carry over (a `-G` build's header functions have
+        // none at all).
+        self.loc = (0, 0, 0);
         // `.func (.param .b32 ret) name (...)`: the return parameter list comes first.
         let returns = if !is_entry && self.is_punct('(') {
             self.param_list()?

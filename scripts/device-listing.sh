@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# Issue 32 item 5, on the device: for every lesson kernel and held-out learner kernel, the Code
+# view's per-SASS-instruction sectors from the GPU (CUPTI's per-instruction SASS metrics) and
+# from the emulator (its per-PTX-instruction figure put on the one SASS instruction ptxas made
+# of it), both from `haloscope compile --sass --sectors`, compared line by line.
+#   BIN=<haloscope> (default .devbin32/haloscope)   OUT=<dir> (default /tmp/listing-out)
+set -uo pipefail
+BIN="${BIN:-.devbin32/haloscope}"
+OUT="${OUT:-/tmp/listing-out}"
+mkdir -p "$OUT/runs"
+export HALOSCOPE_NVDISASM="${HALOSCOPE_NVDISASM:-/usr/local/cuda/bin/nvdisasm}"
+same=0; differ=0; total=0
+for kernel in kernels/*/*.cu tests/learner/*.cu; do
+    lesson=$(sed -n '1s#^// lesson: *##p' "$kernel")
+    [ -n "$lesson" ] || lesson=$(basename "$(dirname "$kernel")")
+    [ -f "lessons/$lesson/lesson.toml" ] || continue
+    name=$(echo "$kernel" | tr '/' '_')
+    for backend in gpu emu; do
+        timeout 120 "$BIN" compile --lesson "$lesson" --kernel "$kernel" --sass --sectors "$backend" \
+            > "$OUT/runs/$name.$backend.txt" 2> "$OUT/runs/$name.$backend.err"
+    done
+    total=$((total + 1))
+    # The SASS memory instructions with sectors: offset, text and figure.
+    pick() { grep -E '^ +SASS .* \* .*sectors' "$1" | sed 's/  (line [0-9]*)//' | sort; }
+    if [ -n "$(pick "$OUT/runs/$name.gpu.txt")" ] && diff <(pick "$OUT/runs/$name.gpu.txt") <(pick "$OUT/runs/$name.emu.txt") > "$OUT/runs/$name.diff"; then
+        same=$((same + 1))
+    else
+        differ=$((differ + 1)); echo "differs or empty: $kernel"; head -6 "$OUT/runs/$name.diff"
+    fi
+done
+echo "kernels: $total; every SASS memory instruction's sectors equal (GPU vs emulator): $same; differ or empty: $differ"
+tar -czf "$OUT/listing-runs.tar.gz" -C "$OUT" runs
