@@ -5,8 +5,28 @@
 //! SASS is listed under the line the hardware counts it on.
 
 use super::machine_code::{disassembled, is_global_sass, is_ptx_global, kernel_file, sass_instructions};
-use crate::report::{InstructionAt, InstructionSectors};
 use serde::{Deserialize, Serialize};
+
+/// Where a memory instruction is: a line of the PTX (what the emulator runs) or the offset
+/// of a SASS instruction in the kernel's machine code (what the GPU runs).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum InstructionAt {
+    PtxLine(u32),
+    SassOffset(u32),
+}
+
+/// One memory instruction's sectors over the profile run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct InstructionSectors {
+    pub at: InstructionAt,
+    /// The source line the sectors are counted on.
+    pub line: u32,
+    pub store: bool,
+    pub sectors: u64,
+    /// Warp-level executions.
+    pub instructions: u64,
+}
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Listed {

@@ -6,14 +6,14 @@
 
 mod fault;
 pub mod hazard;
+pub mod moves;
 pub mod output;
 mod profile;
 
+pub use crate::compile::listing::{InstructionAt, InstructionSectors};
 pub use fault::{Finding, FindingKind, KernelFault, ThreadPlace};
 pub use output::KernelOutput;
-pub use profile::{
-    GlobalAccess, InstructionAt, InstructionSectors, LineSectors, ProfileBuilder, SectorProfile, SharedStats,
-};
+pub use profile::{GlobalAccess, LineSectors, ProfileBuilder, SectorProfile, SharedStats};
 
 use crate::compile::{CompileFailure, Diagnostic};
 use crate::harness::SizeVerification;

@@ -4,6 +4,7 @@
 //! instruction differ in scope: the emulator counts every instruction, CUPTI's records only
 //! the global memory instructions.)
 
+use crate::compile::listing::{InstructionAt, InstructionSectors};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
@@ -92,31 +93,10 @@ pub struct SectorProfile {
     pub per_instruction: Vec<InstructionSectors>,
     /// Where the compiler merged, hoisted or removed accesses, said on the lines involved.
     #[serde(default)]
-    pub moves: Option<crate::moves::Moves>,
+    pub moves: Option<super::moves::Moves>,
     /// Why there is no such explanation, when there is none.
     #[serde(default)]
     pub moves_unavailable: Option<String>,
-}
-
-/// Where a memory instruction is: a line of the PTX (what the emulator runs) or the offset
-/// of a SASS instruction in the kernel's machine code (what the GPU runs).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum InstructionAt {
-    PtxLine(u32),
-    SassOffset(u32),
-}
-
-/// One memory instruction's sectors over the profile run.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-pub struct InstructionSectors {
-    pub at: InstructionAt,
-    /// The source line the sectors are counted on.
-    pub line: u32,
-    pub store: bool,
-    pub sectors: u64,
-    /// Warp-level executions.
-    pub instructions: u64,
 }
 
 /// One source line's global memory instructions, as a backend counted them.
