@@ -296,7 +296,11 @@ fn the_code_tab_explains_the_2d_starters_centre_read() {
             .contains("centre = in[i]")
     );
     h.state_mut().editor.cursor_line = 23;
-    h.get_by_label("Code").click();
+    // The tab (the lesson text names it too, further left): the rightmost node so labelled.
+    h.get_all_by_label("PTX & SASS")
+        .max_by(|a, b| a.rect().left().total_cmp(&b.rect().left()))
+        .unwrap()
+        .click();
     // The listing is compiled and disassembled in a thread of its own.
     for _ in 0..200 {
         h.step();

@@ -1,4 +1,4 @@
-//! The "Code" tab: the PTX and SASS the compiler made of the editor's current line, each
+//! The "PTX & SASS" tab: the PTX and SASS the compiler made of the editor's current line, each
 //! memory instruction with its sectors from the last run, and the compiler's moves said on
 //! the line (issue 32). Clicking an instruction filed under another line goes to that line;
 //! moving the cursor to a line shows its instructions.

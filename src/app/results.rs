@@ -54,7 +54,7 @@ pub fn show(app: &mut App, ui: &mut Ui) {
         ui.selectable_value(&mut tab, ResultTab::HeatMap, "Heat map");
         ui.selectable_value(&mut tab, ResultTab::Compare, "Compare");
         ui.selectable_value(&mut tab, ResultTab::Chart, "Chart");
-        ui.selectable_value(&mut tab, ResultTab::Code, "Code")
+        ui.selectable_value(&mut tab, ResultTab::Code, "PTX & SASS")
             .on_hover_text("The PTX and SASS of the cursor's line, with each memory instruction's sectors");
     });
     if tab != app.saved.prefs.result_tab {
