@@ -17,8 +17,7 @@ use std::path::PathBuf;
 #[command(
     name = "haloscope",
     version,
-    about = "Lessons on how GPU stencil kernels spend global-memory traffic",
-    args_conflicts_with_subcommands = true
+    about = "Lessons on how GPU stencil kernels spend global-memory traffic"
 )]
 pub struct Cli {
     /// Course directory holding one folder per lesson (default: ./lessons or the installed course).
@@ -415,4 +414,24 @@ fn gui(course_dir: PathBuf, args: GuiArgs) -> i32 {
         result_tab,
         seed: None,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_file_alone_opens_the_app_and_subcommands_still_parse() {
+        // The desktop entry's `haloscope %F`.
+        let cli = Cli::try_parse_from(["haloscope", "my_kernel.cu"]).unwrap();
+        assert!(cli.command.is_none());
+        assert_eq!(cli.file, Some(PathBuf::from("my_kernel.cu")));
+        // Global options before a subcommand leave it a subcommand.
+        let cli = Cli::try_parse_from(["haloscope", "--lessons", "course", "lessons"]).unwrap();
+        assert!(matches!(cli.command, Some(Command::Lessons)));
+        assert_eq!(cli.lessons, Some(PathBuf::from("course")));
+        let cli = Cli::try_parse_from(["haloscope", "--device", "1", "run", "--lesson", "stencil-1d"]).unwrap();
+        assert!(matches!(cli.command, Some(Command::Run(_))));
+        assert!(Cli::try_parse_from(["haloscope"]).unwrap().command.is_none());
+    }
 }

@@ -4,7 +4,9 @@
 //! from the cubin's line table (`nvdisasm -g`, the table the GPU's profiler reads), so the
 //! SASS is listed under the line the hardware counts it on.
 
-use super::machine_code::{disassembled, is_global_sass, is_ptx_global, kernel_file, sass_instructions};
+use super::machine_code::{
+    disassembled, is_global_sass, is_ptx_global, kernel_file, ptx_lines_with_loc, sass_instructions, without_guard,
+};
 use serde::{Deserialize, Serialize};
 
 /// Where a memory instruction is: a line of the PTX (what the emulator runs) or the offset
@@ -108,15 +110,9 @@ impl Listing {
 
 /// The PTX's instructions (not directives, labels or braces) with their `.loc` lines.
 fn ptx_instructions(ptx: &str) -> Vec<Listed> {
-    let mut line = 0;
     let mut in_body = false;
     let mut out = Vec::new();
-    for (index, text) in ptx.lines().enumerate() {
-        let t = text.trim();
-        if let Some(rest) = t.strip_prefix(".loc") {
-            line = rest.split_whitespace().nth(1).and_then(|l| l.parse().ok()).unwrap_or(0);
-            continue;
-        }
+    for (ptx_line, line, t) in ptx_lines_with_loc(ptx) {
         if t == "{" {
             in_body = true;
             continue;
@@ -124,15 +120,11 @@ fn ptx_instructions(ptx: &str) -> Vec<Listed> {
         if !in_body || t.is_empty() || t == "}" || t.starts_with('.') || t.starts_with("//") || t.ends_with(':') {
             continue;
         }
-        let body = match t.strip_prefix('@') {
-            Some(guarded) => guarded.split_once(char::is_whitespace).map_or("", |(_, b)| b.trim()),
-            None => t,
-        };
         out.push(Listed {
-            at: InstructionAt::PtxLine(index as u32 + 1),
+            at: InstructionAt::PtxLine(ptx_line),
             line,
-            ptx_line: index as u32 + 1,
-            global: is_ptx_global(body),
+            ptx_line,
+            global: is_ptx_global(without_guard(t)),
             text: t.trim_end_matches(';').to_string(),
         });
     }

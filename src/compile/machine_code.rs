@@ -320,17 +320,31 @@ fn moved_lines(ptx: &str, instructions: &[SassGlobal]) -> BTreeMap<u32, u32> {
 
 /// PTX line (1-based) -> the source line of the `.loc` in force there.
 fn loc_per_ptx_line(ptx: &str) -> BTreeMap<u32, u32> {
+    ptx_lines_with_loc(ptx)
+        .map(|(ptx_line, line, _)| (ptx_line, line))
+        .collect()
+}
+
+/// A PTX instruction's text without its `@%p` / `@!%p` guard.
+pub(super) fn without_guard(text: &str) -> &str {
+    match text.strip_prefix('@') {
+        Some(guarded) => guarded.split_once(char::is_whitespace).map_or("", |(_, b)| b.trim()),
+        None => text,
+    }
+}
+
+/// Every PTX line but the `.loc` directives, trimmed: (PTX line, 1-based; the source line of
+/// the `.loc` in force there, 0 before the first; the text).
+pub(super) fn ptx_lines_with_loc(ptx: &str) -> impl Iterator<Item = (u32, u32, &str)> {
     let mut source_line = 0;
-    let mut locs = BTreeMap::new();
-    for (index, text) in ptx.lines().enumerate() {
+    ptx.lines().enumerate().filter_map(move |(index, text)| {
         let text = text.trim();
         if let Some(rest) = text.strip_prefix(".loc") {
             source_line = rest.split_whitespace().nth(1).and_then(|l| l.parse().ok()).unwrap_or(0);
-            continue;
+            return None;
         }
-        locs.insert(index as u32 + 1, source_line);
-    }
-    locs
+        Some((index as u32 + 1, source_line, text))
+    })
 }
 
 /// The last few cubins' disassembly, for the machine-code view after a run's check.
@@ -469,23 +483,12 @@ pub(super) fn is_ptx_global(instruction: &str) -> bool {
 
 /// Per source line, PTX against SASS counts; PTX lines left with none are "removed".
 pub fn compare(ptx: &str, sass: &BTreeMap<u32, u32>, sm: u32) -> MachineCode {
-    let mut source_line = 0;
     let mut per_line: BTreeMap<u32, MachineCodeLine> = BTreeMap::new();
     let mut removed = BTreeSet::new();
     let mut loc_of_ptx_line = BTreeMap::new();
-    for (index, text) in ptx.lines().enumerate() {
-        let ptx_line = index as u32 + 1;
-        let text = text.trim();
-        if let Some(rest) = text.strip_prefix(".loc") {
-            source_line = rest.split_whitespace().nth(1).and_then(|l| l.parse().ok()).unwrap_or(0);
-            continue;
-        }
+    for (ptx_line, source_line, text) in ptx_lines_with_loc(ptx) {
         loc_of_ptx_line.insert(ptx_line, source_line);
-        let body = match text.strip_prefix('@') {
-            Some(guarded) => guarded.split_once(char::is_whitespace).map_or("", |(_, b)| b.trim()),
-            None => text,
-        };
-        if !is_ptx_global(body) {
+        if !is_ptx_global(without_guard(text)) {
             continue;
         }
         let entry = per_line.entry(source_line).or_insert_with(|| MachineCodeLine {
