@@ -3,7 +3,7 @@
 # (scripts/device-listing.sh: the Code view's SASS sectors, GPU against emulator, for every
 # lesson and learner kernel), then every GPU test on this tree (tests/*.rs with
 # #[ignore = "needs an NVIDIA GPU"]) with the Rust kernels' PTX replayed (issue 29's Rust test).
-# Carry .devbin (scripts/build-devbin.sh, then `xz` of its test-* executables).
+# Carry .devbin (scripts/build-devbin.sh).
 set -uo pipefail
 OUT="${OUT:-/tmp/round32}"
 W=/tmp/round32-work
@@ -13,11 +13,10 @@ nvidia-smi --query-gpu=name,driver_version --format=csv,noheader | tee "$W/card.
 echo "== listing ($(date -u +%T))"
 BIN=.devbin/haloscope OUT="$W/listing" timeout "${LISTING_S:-300}" bash scripts/device-listing.sh > "$W/listing.log" 2>&1
 tail -12 "$W/listing.log"
-for packed in .devbin/test-*.xz; do
-    name=$(basename "$packed" .xz)
+for exe in .devbin/test-*; do
+    name=$(basename "$exe")
     echo "== $name ($(date -u +%T))"
-    xz -dc "$packed" > "/tmp/$name" && chmod +x "/tmp/$name"
-    timeout "${TESTS_S:-150}" "/tmp/$name" --ignored --nocapture --test-threads 1 > "$W/$name.log" 2>&1
+    timeout "${TESTS_S:-150}" "$exe" --ignored --nocapture --test-threads 1 > "$W/$name.log" 2>&1
     echo "$name rc=$?"
     grep -E "^test |test result|panicked" "$W/$name.log" | head -20
 done
