@@ -68,6 +68,7 @@ pub fn show(app: &mut App, ui: &mut Ui) {
         return;
     };
     let (run, source) = (outcome.id, outcome.source.clone());
+    let outcome_has_profile = outcome.report.profile.is_some();
     let profile = outcome.report.profile.clone().unwrap_or_default();
     app.machine_code.sync(ui.ctx(), &lesson, run, &source);
     let listing = match &app.machine_code.listing {
@@ -93,6 +94,15 @@ pub fn show(app: &mut App, ui: &mut Ui) {
     });
     if let Some(why) = &listing.sass_unavailable {
         ui.label(RichText::new(format!("No SASS: {why}")).weak());
+    }
+    if outcome_has_profile && profile.per_instruction.is_empty() {
+        ui.label(
+            RichText::new(
+                "This run has no sectors per instruction: a kernel that calls printf runs on the GPU as PTX the \
+                 driver compiles, whose machine code is not this listing's. The editor's margin has its sectors per line.",
+            )
+            .weak(),
+        );
     }
     ui.label(
         RichText::new("* a global memory instruction, with its sectors from the last run. Click an instruction to go to its line.")

@@ -245,6 +245,11 @@ impl Backend for GpuBackend {
         let (result, took) = pending.collect(cancel);
         let measured = result?;
         let mut profile = sector_profile(&measured, lesson.profile_size);
+        if Self::image(kernel).printf_gated {
+            // The GPU ran the printf-gated PTX, JIT-compiled by the driver: its SASS offsets
+            // are not those of the kernel's cubin that the PTX & SASS view lists.
+            profile.per_instruction.clear();
+        }
         profile.stages.push(StageTime {
             stage: "profiler child, request to reply".into(),
             millis: took.as_secs_f64() * 1e3,
