@@ -330,6 +330,22 @@ pub fn explain(traced: &Traced, machine: Option<&MachineCode>) -> Moves {
             ),
         });
     }
+    for m in machine.map(|m| m.sunk_past_exit.as_slice()).unwrap_or_default() {
+        moves.push(AccessMove {
+            kind: MoveKind::PastExit,
+            store: false,
+            buffer: String::new(),
+            source_lines: vec![m.line],
+            counted_on: vec![m.line],
+            ptx_lines: vec![m.ptx_line],
+            text: format!(
+                "ptxas moved the load on line {} below the exit on line {}: the threads that leave there no longer \
+                 make it, so the GPU counts fewer sectors on this line than the PTX asks for. The emulator runs the \
+                 PTX, where every thread loads first, and counts them (docs/known-differences.md).",
+                m.line, m.exit_line
+            ),
+        });
+    }
     moves.sort_by(|a, b| (&a.source_lines, a.kind).cmp(&(&b.source_lines, b.kind)));
     Moves { moves }
 }

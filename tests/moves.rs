@@ -50,13 +50,3 @@ fn print_every_lesson_kernels_moves() {
         }
     }
 }
-
-#[test]
-#[ignore = "debug"]
-fn dump_unoptimised_ptx() {
-    let path = std::env::var("K").unwrap();
-    let lesson = common::lesson(&std::env::var("L").unwrap());
-    let source = std::fs::read_to_string(&path).unwrap();
-    let k = compile_kernel(&source, "k.cu", &lesson, Target::Unoptimised { compute: 90 }, None).unwrap();
-    std::fs::write("/tmp/unopt.ptx", &k.ptx).unwrap();
-}

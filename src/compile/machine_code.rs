@@ -48,6 +48,21 @@ pub struct MachineCode {
     /// Global loads ptxas moved out of the loop the PTX has them in (`out_of_loop`).
     #[serde(default)]
     pub out_of_loop: Vec<OutOfLoop>,
+    /// Global loads ptxas moved below a conditional exit the PTX has after them (`sunk`).
+    #[serde(default)]
+    pub sunk_past_exit: Vec<SunkPastExit>,
+}
+
+/// A global load the PTX makes before a conditional exit and the machine code makes after it:
+/// the threads that leave there (a stencil's border, say) no longer make it, so the GPU counts
+/// fewer sectors on its line than the PTX asks for.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SunkPastExit {
+    pub ptx_line: u32,
+    /// The source line of the load.
+    pub line: u32,
+    /// The source line of the exit.
+    pub exit_line: u32,
 }
 
 /// A global load the PTX makes in every iteration of a loop and the machine code makes once,
@@ -172,7 +187,61 @@ fn check_uncached(ptx: &str, cubin: &[u8], sm: u32) -> Result<MachineCode, Strin
     code.moved_ptx_lines = moved_lines(ptx, &instructions);
     code.source_lines_with_code = sass_source_lines(&sass, &file);
     code.out_of_loop = out_of_loop(ptx, &sass);
+    code.sunk_past_exit = sunk_past_exit(ptx, &sass);
     Ok(code)
+}
+
+/// Global loads whose SASS instruction follows a predicated `EXIT` made from a predicated PTX
+/// `bra`/`ret` that the load reaches in straight-line code (no label or branch between them):
+/// in the PTX every thread that gets to the exit has made the load; in the machine code the
+/// threads that exit never reach it.
+fn sunk_past_exit(ptx: &str, sass: &str) -> Vec<SunkPastExit> {
+    let locs = loc_per_ptx_line(ptx);
+    let texts: BTreeMap<u32, &str> = ptx_lines_with_loc(ptx).map(|(p, _, t)| (p, t)).collect();
+    let is_control = |t: &str| {
+        let op = without_guard(t).split_whitespace().next().unwrap_or("");
+        op.starts_with("bra") || op.starts_with("ret") || op.starts_with("exit")
+    };
+    // The load at PTX line `load` flows straight into the conditional exit at `exit`.
+    let straight_into = |load: u32, exit: u32| {
+        texts.get(&exit).is_some_and(|t| t.starts_with('@') && is_control(t))
+            && texts
+                .range(load + 1..exit)
+                .all(|(_, t)| !t.ends_with(':') && !is_control(t))
+    };
+    let mut exits: Vec<u32> = Vec::new(); // PTX lines of the conditional exits met so far
+    let mut found: Vec<SunkPastExit> = Vec::new();
+    let mut by_offset: Vec<(u32, u32, &str)> = sass_instructions(sass, "")
+        .map(|(ptx_line, _, offset, rest)| (offset, ptx_line, rest))
+        .collect();
+    by_offset.sort_by_key(|&(offset, _, _)| offset);
+    for (_, ptx_line, text) in by_offset {
+        let mut words = text.split_whitespace();
+        let first = words.next().unwrap_or("");
+        if first.starts_with('@') && words.next().is_some_and(|op| op == "EXIT") {
+            exits.push(ptx_line);
+            continue;
+        }
+        if !is_global_sass(text) || is_sass_store(text) || found.iter().any(|f| f.ptx_line == ptx_line) {
+            continue;
+        }
+        let line = locs.get(&ptx_line).copied().unwrap_or(0);
+        if let Some(&exit) = exits
+            .iter()
+            .filter(|&&e| e > ptx_line && straight_into(ptx_line, e))
+            .min()
+        {
+            let exit_line = locs.get(&exit).copied().unwrap_or(0);
+            if line > 0 && exit_line > 0 && exit_line != line {
+                found.push(SunkPastExit {
+                    ptx_line,
+                    line,
+                    exit_line,
+                });
+            }
+        }
+    }
+    found
 }
 
 /// Backward branches as (target, branch) pairs of positions: a loop's extent.
@@ -517,6 +586,7 @@ pub fn compare(ptx: &str, sass: &BTreeMap<u32, u32>, sm: u32) -> MachineCode {
         moved_ptx_lines: BTreeMap::new(),
         source_lines_with_code: BTreeSet::new(),
         out_of_loop: Vec::new(),
+        sunk_past_exit: Vec::new(),
         lines: per_line
             .into_values()
             .filter(|l| l.ptx_instructions != l.machine_instructions || l.removed > 0)
@@ -667,6 +737,37 @@ $L__BB0_1:
             1,
         );
         assert!(out_of_loop(ptx, &kept).is_empty(), "{kept}");
+    }
+
+    #[test]
+    fn a_load_ptxas_moved_below_an_exit_is_found() {
+        // corpus k0114 under NVRTC 13.0: `c = __ldg(&in[i])` (line 19, PTX 5) comes before
+        // the border test's exit (line 20, PTX 7) in the PTX, after it in the SASS.
+        let ptx = "\
+.file 1 \"k.cu\"
+{
+\t.loc\t1 19 3
+\tadd.s64 \t%rd2, %rd1, 4;
+\tld.global.nc.f32 \t%f1, [%rd2];
+\t.loc\t1 20 3
+\t@%p1 bra \t$L__BB0_2;
+}";
+        let sass = "\
+        //## File \".nv_debug_ptx_txt\", line 7
+        /*0010*/              @P0 EXIT ;
+        //## File \".nv_debug_ptx_txt\", line 5
+        /*0020*/                   LDG.E.CONSTANT R2, desc[UR4][R2.64] ;";
+        assert_eq!(
+            sunk_past_exit(ptx, sass),
+            vec![SunkPastExit {
+                ptx_line: 5,
+                line: 19,
+                exit_line: 20
+            }]
+        );
+        // The load before the exit, as in the PTX: nothing moved.
+        let kept = sass.replace("/*0020*/", "/*0000*/");
+        assert!(sunk_past_exit(ptx, &kept).is_empty());
     }
 
     #[test]

@@ -21,6 +21,8 @@ pub enum MoveKind {
     Removed,
     /// ptxas moved a load out of the loop it was written in: it runs once, not per iteration.
     OutOfLoop,
+    /// ptxas moved a load below a conditional exit: the threads that leave never make it.
+    PastExit,
 }
 
 /// One thing the compiler did to the kernel's global memory accesses.
