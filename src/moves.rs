@@ -21,7 +21,7 @@ pub use crate::report::moves::{AccessMove, MoveKind, Moves, lines_name};
 
 use crate::backend::CancelFlag;
 use crate::compile::{CompiledKernel, MachineCode, Target, compile_kernel};
-use crate::emu::{Program, RunOptions, TracedAccess, load_program, run_lesson_kernel};
+use crate::emu::{Program, RunOptions, TraceSpace, TracedAccess, load_program, run_lesson_kernel};
 use crate::harness::{poisoned_output, random_inputs};
 use crate::lesson::{Language, Lesson};
 use std::collections::{BTreeMap, BTreeSet, HashMap};
@@ -48,9 +48,9 @@ fn global_words(trace: &[TracedAccess]) -> Vec<(&TracedAccess, Vec<Word>)> {
     let mut writes: HashMap<[u32; 3], u32> = HashMap::new();
     let mut out = Vec::new();
     for access in trace {
-        match access.space.as_str() {
-            "barrier" => barriers += 1,
-            "global" => {
+        match access.space {
+            TraceSpace::Barrier => barriers += 1,
+            TraceSpace::Global => {
                 let written = writes.entry(access.thread).or_default();
                 let epoch = barriers + *written;
                 if access.store {
@@ -420,7 +420,7 @@ mod tests {
             pc,
             line,
             ptx_line: pc,
-            space: "global".into(),
+            space: TraceSpace::Global,
             buffer: Some(if store { "out" } else { "in" }.into()),
             offset,
             bytes,

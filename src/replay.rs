@@ -4,7 +4,7 @@
 //! it; this file knows nothing of drawing.
 
 use crate::backends::Trace;
-use crate::emu::TracedAccess;
+use crate::emu::{TraceSpace, TracedAccess};
 use crate::lesson::Lesson;
 use crate::reads::{TileShape, coords, watched_block};
 use std::collections::BTreeMap;
@@ -74,14 +74,13 @@ pub struct Replay {
 }
 
 fn kind_of(a: &TracedAccess) -> Option<StepKind> {
-    match (a.space.as_str(), a.store) {
-        ("global", false) => Some(StepKind::GlobalLoad),
-        ("global", true) => Some(StepKind::GlobalStore),
-        ("shared", true) => Some(StepKind::SharedStore),
-        ("shared", false) => Some(StepKind::SharedLoad),
-        ("barrier", _) => Some(StepKind::Barrier),
-        _ => None,
-    }
+    Some(match (a.space, a.store) {
+        (TraceSpace::Global, false) => StepKind::GlobalLoad,
+        (TraceSpace::Global, true) => StepKind::GlobalStore,
+        (TraceSpace::Shared, true) => StepKind::SharedStore,
+        (TraceSpace::Shared, false) => StepKind::SharedLoad,
+        (TraceSpace::Barrier, _) => StepKind::Barrier,
+    })
 }
 
 impl Replay {
@@ -179,16 +178,16 @@ impl Replay {
     /// The patch cell of one access: a tile cell for shared memory, the element's place
     /// around the block for global memory (input or output), if it falls in the patch.
     pub fn cell_of(&self, a: &TracedAccess) -> Option<Cell> {
-        match a.space.as_str() {
-            "shared" => self.tile.cell_of(a.offset).map(|(r, c)| (r as i64, c as i64)),
-            "global" => {
+        match a.space {
+            TraceSpace::Shared => self.tile.cell_of(a.offset).map(|(r, c)| (r as i64, c as i64)),
+            TraceSpace::Global => {
                 let c = coords(self.n, self.dims, a.offset / 4);
                 let col = c[0] - self.origin[0] + 1;
                 let row = if self.dims == 1 { 0 } else { c[1] - self.origin[1] + 1 };
                 let (rows, cols) = (self.tile.rows as i64, self.tile.width as i64);
                 (row >= 0 && row < rows && col >= 0 && col < cols).then_some((row, col))
             }
-            _ => None,
+            TraceSpace::Barrier => None,
         }
     }
 

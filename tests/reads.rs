@@ -2,6 +2,8 @@
 
 mod common;
 
+use haloscope::emu::TraceSpace;
+
 use haloscope::backend::{Backend, CancelFlag};
 use haloscope::compile::{Target, compile_kernel};
 use haloscope::emu::TracedAccess;
@@ -104,19 +106,21 @@ fn the_3d_plane_tile_pays_for_the_depth_and_the_register_sweep_does_not() {
     let output = element(100, sweep.output) * 4;
     let loaded_at = trace
         .iter()
-        .position(|a| !a.store && a.space == "global" && a.buffer.as_deref() == Some("in") && a.offset == behind)
+        .position(|a| {
+            !a.store && a.space == TraceSpace::Global && a.buffer.as_deref() == Some("in") && a.offset == behind
+        })
         .expect("the thread loaded the element behind its output at some step");
     let stored_at = trace
         .iter()
-        .position(|a| a.store && a.space == "global" && a.offset == output)
+        .position(|a| a.store && a.space == TraceSpace::Global && a.offset == output)
         .expect("the thread stored its output");
     assert!(loaded_at < stored_at, "loaded at {loaded_at}, stored at {stored_at}");
     let earlier_store = trace[loaded_at..stored_at]
         .iter()
-        .any(|a| a.store && a.space == "global");
+        .any(|a| a.store && a.space == TraceSpace::Global);
     assert!(earlier_store, "the load of behind must be from an earlier z step");
     let reloaded = trace[loaded_at + 1..stored_at]
         .iter()
-        .any(|a| !a.store && a.space == "global" && a.buffer.as_deref() == Some("in") && a.offset == behind);
+        .any(|a| !a.store && a.space == TraceSpace::Global && a.buffer.as_deref() == Some("in") && a.offset == behind);
     assert!(!reloaded, "behind was loaded again before the output: not a register");
 }

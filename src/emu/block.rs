@@ -257,7 +257,7 @@ impl<'a> BlockRunner<'a> {
             pc,
             line,
             ptx_line,
-            space: "barrier".into(),
+            space: super::stats::TraceSpace::Barrier,
             buffer: None,
             offset: 0,
             bytes: 0,

@@ -8,6 +8,7 @@ use super::global_races::{Access, Who};
 use super::ir::{Addr, Kind, MemSpace};
 use super::memory::{AccessError, LOCAL_WINDOW, SHARED_WINDOW, WINDOW_SIZE};
 use super::shared::{Accessor, bank_conflicts};
+use super::stats::TraceSpace;
 use super::stats::{RawFinding, TracedAccess};
 use super::warp::Warp;
 use crate::backend::FindingKind;
@@ -243,7 +244,7 @@ impl BlockRunner<'_> {
         warp: &Warp,
         l: usize,
         pc: usize,
-        space: &str,
+        space: TraceSpace,
         buffer: Option<String>,
         offset: u64,
         bytes: u32,
@@ -257,7 +258,7 @@ impl BlockRunner<'_> {
             pc: pc as u32,
             line: self.prog.insts[pc].line,
             ptx_line: self.prog.insts[pc].ptx_line,
-            space: space.into(),
+            space,
             buffer,
             offset,
             bytes,
@@ -403,7 +404,17 @@ impl BlockRunner<'_> {
                                     let b = &self.mem.buffers[buffer];
                                     let (name, offset) = (b.name.clone(), at - b.base);
                                     let value = if is_store { store_values[e][l] } else { loaded[e][l] };
-                                    self.trace(warp, l, pc, "global", Some(name), offset, bytes, is_store, value);
+                                    self.trace(
+                                        warp,
+                                        l,
+                                        pc,
+                                        TraceSpace::Global,
+                                        Some(name),
+                                        offset,
+                                        bytes,
+                                        is_store,
+                                        value,
+                                    );
                                 }
                             }
                         }
@@ -425,7 +436,7 @@ impl BlockRunner<'_> {
                                 }
                                 if self.tracing(warp, l) {
                                     let value = store_values[0][l];
-                                    self.trace(warp, l, pc, "shared", None, offset, bytes, true, value);
+                                    self.trace(warp, l, pc, TraceSpace::Shared, None, offset, bytes, true, value);
                                 }
                                 self.shared
                                     .note_write(offset, span as u32, Self::accessor(warp, l, pc), unchanged)
@@ -435,7 +446,7 @@ impl BlockRunner<'_> {
                                 }
                                 if self.tracing(warp, l) {
                                     let value = loaded[0][l];
-                                    self.trace(warp, l, pc, "shared", None, offset, bytes, false, value);
+                                    self.trace(warp, l, pc, TraceSpace::Shared, None, offset, bytes, false, value);
                                 }
                                 self.shared.note_read(offset, span as u32, Self::accessor(warp, l, pc))
                             };

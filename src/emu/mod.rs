@@ -39,7 +39,7 @@ pub use fault::{EmuFault, EmuFaultKind};
 pub use ir::Program;
 pub use launch::{host_threads, launch};
 pub use memory::GlobalMemory;
-pub use stats::{LaunchStats, PcStats, TracedAccess};
+pub use stats::{LaunchStats, PcStats, TraceSpace, TracedAccess};
 
 use crate::backend::CancelFlag;
 use crate::harness;

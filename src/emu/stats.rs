@@ -41,9 +41,19 @@ pub struct RawFinding {
     pub same_warp: bool,
 }
 
+/// What a traced access is: a global or shared load or store, or a barrier the block
+/// completed. Written as `global`, `shared`, `barrier` in JSON.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum TraceSpace {
+    Global,
+    Shared,
+    Barrier,
+}
+
 /// One global or shared load or store made by a thread of the watched block (for the
-/// read-source diagram and the block replay), or a barrier the block completed (`space`
-/// "barrier", thread (0,0,0), the barrier's line).
+/// read-source diagram and the block replay), or a barrier the block completed (space
+/// `Barrier`, thread (0,0,0), the barrier's line).
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct TracedAccess {
     /// Thread index within the block.
@@ -54,8 +64,7 @@ pub struct TracedAccess {
     /// The PTX line of the instruction (the compiler's moves are told per PTX instruction).
     #[serde(default)]
     pub ptx_line: u32,
-    /// `global` or `shared`.
-    pub space: String,
+    pub space: TraceSpace,
     /// Global buffer name, for global reads.
     pub buffer: Option<String>,
     /// Byte offset into the buffer or into shared memory.
