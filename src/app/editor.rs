@@ -226,16 +226,29 @@ fn diagnostics_list(app: &mut App, ui: &mut Ui) {
             ui.label("none");
         }
     });
+    // A note on several lines (a compiler move names every line it involves) is listed once,
+    // with all its lines; the margin marks each of them.
+    let mut listed: Vec<(&Marker, Vec<u32>)> = Vec::new();
+    for m in &markers {
+        match listed
+            .iter_mut()
+            .find(|(first, _)| !m.error && !first.error && first.message == m.message)
+        {
+            Some((_, lines)) => lines.push(m.line),
+            None => listed.push((m, vec![m.line])),
+        }
+    }
     egui::ScrollArea::vertical()
         .id_salt("diagnostics_scroll")
         .show(ui, |ui| {
-            for m in &markers {
+            for (m, lines) in &listed {
                 let colour = if m.error {
                     Color32::from_rgb(0xE0, 0x40, 0x40)
                 } else {
                     Color32::from_rgb(0xD0, 0xA0, 0x20)
                 };
-                let text = RichText::new(format!("line {}: {}", m.line, m.message)).color(colour);
+                let text =
+                    RichText::new(format!("{}: {}", crate::report::moves::lines_name(lines), m.message)).color(colour);
                 if ui
                     .add(egui::Button::new(text).frame(false))
                     .on_hover_text("Go to this line")
