@@ -104,7 +104,6 @@ struct Instruction {
 struct Written {
     made_by: BTreeSet<u32>,
     words_not_made: u64,
-    words: u64,
 }
 
 /// Compiles `source` without optimisation and traces both kernels on one block. Errors say
@@ -191,7 +190,6 @@ fn match_traces(
         let key = (access.line, access.store, access.buffer.clone().unwrap_or_default());
         let written = traced.written.entry(key).or_default();
         for word in words {
-            written.words += 1;
             match made.get(word) {
                 Some(ptx_lines) => written.made_by.extend(ptx_lines),
                 None => written.words_not_made += 1,
@@ -312,39 +310,35 @@ pub fn explain(traced: &Traced, machine: Option<&MachineCode>) -> Moves {
             ptx_lines: instructions,
         });
     }
+    // ptxas's own moves, seen in the machine code: a load that stays on its line.
+    let ptxas_move = |kind, ptx_line: u32, line: u32, text: String| AccessMove {
+        kind,
+        store: false,
+        buffer: String::new(),
+        source_lines: vec![line],
+        counted_on: vec![line],
+        ptx_lines: vec![ptx_line],
+        text,
+    };
     for o in machine.map(|m| m.out_of_loop.as_slice()).unwrap_or_default() {
         let (first, last) = o.loop_lines;
-        moves.push(AccessMove {
-            kind: MoveKind::OutOfLoop,
-            store: false,
-            buffer: String::new(),
-            source_lines: vec![o.line],
-            counted_on: vec![o.line],
-            ptx_lines: vec![o.ptx_line],
-            text: format!(
-                "ptxas moved the load on line {} out of the loop on lines {first}-{last} (its value cannot change \
+        let text = format!(
+            "ptxas moved the load on line {} out of the loop on lines {first}-{last} (its value cannot change \
                  from one iteration to the next): the GPU makes it once per thread, not once per iteration. The \
-                 emulator runs the PTX, which loads it in every iteration, so it counts more sectors on this line \
-                 than the GPU (docs/known-differences.md).",
-                o.line
-            ),
-        });
+             emulator runs the PTX, which loads it in every iteration, so it counts more sectors on this line \
+             than the GPU (docs/known-differences.md).",
+            o.line
+        );
+        moves.push(ptxas_move(MoveKind::OutOfLoop, o.ptx_line, o.line, text));
     }
     for m in machine.map(|m| m.sunk_past_exit.as_slice()).unwrap_or_default() {
-        moves.push(AccessMove {
-            kind: MoveKind::PastExit,
-            store: false,
-            buffer: String::new(),
-            source_lines: vec![m.line],
-            counted_on: vec![m.line],
-            ptx_lines: vec![m.ptx_line],
-            text: format!(
-                "ptxas moved the load on line {} below the exit on line {}: the threads that leave there no longer \
+        let text = format!(
+            "ptxas moved the load on line {} below the exit on line {}: the threads that leave there no longer \
                  make it, so the GPU counts fewer sectors on this line than the PTX asks for. The emulator runs the \
-                 PTX, where every thread loads first, and counts them (docs/known-differences.md).",
-                m.line, m.exit_line
-            ),
-        });
+             PTX, where every thread loads first, and counts them (docs/known-differences.md).",
+            m.line, m.exit_line
+        );
+        moves.push(ptxas_move(MoveKind::PastExit, m.ptx_line, m.line, text));
     }
     moves.sort_by(|a, b| (&a.source_lines, a.kind).cmp(&(&b.source_lines, b.kind)));
     Moves { moves }

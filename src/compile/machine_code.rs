@@ -175,12 +175,7 @@ fn recent_checks() -> std::sync::MutexGuard<'static, RecentChecks> {
 }
 
 fn check_uncached(ptx: &str, cubin: &[u8], sm: u32) -> Result<MachineCode, String> {
-    let tool = nvdisasm().ok_or_else(|| {
-        "nvdisasm was not found (scripts/setup.sh installs it from PyPI: nvidia-cuda-nvdisasm; or set $HALOSCOPE_NVDISASM)"
-            .to_string()
-    })?;
-    let sass = disassemble(&tool, cubin)?;
-    remember_disassembly(cubin, &sass);
+    let sass = disassembled(cubin)?;
     let file = kernel_file(ptx);
     let instructions = sass_global_instructions(&sass, &file);
     let mut code = compare(ptx, &per_ptx_line(&instructions), sm);
@@ -432,7 +427,8 @@ fn remember_disassembly(cubin: &[u8], sass: &str) {
     kept.push((cubin.to_vec(), sass.to_string()));
 }
 
-/// `nvdisasm -g -gp` of `cubin`: the run's own when the check made it, else disassembled now.
+/// `nvdisasm -g -gp` of `cubin`, kept for the last few cubins: the machine-code check and the
+/// PTX & SASS view of the same kernel share one nvdisasm run.
 pub(super) fn disassembled(cubin: &[u8]) -> Result<String, String> {
     let known = recent_disassemblies()
         .iter()
@@ -441,7 +437,10 @@ pub(super) fn disassembled(cubin: &[u8]) -> Result<String, String> {
     if let Some(sass) = known {
         return Ok(sass);
     }
-    let tool = nvdisasm().ok_or_else(|| "nvdisasm was not found (`haloscope setup` installs it)".to_string())?;
+    let tool = nvdisasm().ok_or_else(|| {
+        "nvdisasm was not found (scripts/setup.sh installs it from PyPI: nvidia-cuda-nvdisasm; or set $HALOSCOPE_NVDISASM)"
+            .to_string()
+    })?;
     let sass = disassemble(&tool, cubin)?;
     remember_disassembly(cubin, &sass);
     Ok(sass)
