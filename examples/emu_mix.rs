@@ -54,8 +54,8 @@ fn main() {
         stats.lane_insts() as f64 / stats.warp_insts() as f64
     );
     let mut by_opcode: BTreeMap<&str, u64> = BTreeMap::new();
-    for (inst, s) in prog.insts.iter().zip(&stats.per_pc) {
-        *by_opcode.entry(inst.opcode.as_str()).or_default() += s.warp_insts;
+    for (inst, s) in prog.instructions().zip(&stats.per_pc) {
+        *by_opcode.entry(inst.opcode).or_default() += s.warp_insts;
     }
     let mut rows: Vec<_> = by_opcode.into_iter().filter(|(_, c)| *c > 0).collect();
     rows.sort_by_key(|(_, c)| std::cmp::Reverse(*c));

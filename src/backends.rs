@@ -4,10 +4,10 @@
 //! through it also gives the diagram its trace of the watched block, from the same run.
 
 use crate::backend::{Backend, BackendChoice, CancelFlag, KernelFault};
-use crate::emu::{EmulatorBackend, EmulatorOptions, TracedAccess};
+use crate::emu::{EmulatorBackend, EmulatorOptions};
 use crate::gpu::GpuBackend;
 use crate::lesson::Lesson;
-use crate::pipeline::{EarlyCompile, Progress, RunRequest, run_stages, run_without_backend_after};
+use crate::pipeline::{EarlyCompile, Progress, RunRequest, Stages, run_stages, run_without_backend_after};
 use crate::reads::watched_block;
 use crate::report::RunReport;
 
@@ -16,12 +16,7 @@ use crate::report::RunReport;
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Notice(pub String);
 
-/// The accesses of the watched block's threads in one emulated launch, and its size.
-#[derive(Debug, Clone, Default)]
-pub struct Trace {
-    pub accesses: Vec<TracedAccess>,
-    pub n: u32,
-}
+pub use crate::backend::Trace;
 
 /// What one run produced: the report, and the diagram's trace when one was asked for.
 #[derive(Debug, Clone)]
@@ -167,35 +162,43 @@ impl Backends {
         progress: &mut dyn FnMut(Progress),
         cancel: &CancelFlag,
     ) -> RunOutput {
-        let (mut report, kernel, notice, on_emulator) = std::thread::scope(|scope| {
+        let (stages, notice, on_emulator) = std::thread::scope(|scope| {
             // The kernel compiles while a GPU worker starts (its Hello takes a few hundred
             // milliseconds); on a warm worker or the emulator this costs nothing.
             let early = EarlyCompile::start(scope, lesson, request);
             match self.acquire(choice) {
                 Ok((backend, counter, notice)) => {
                     let on_emulator = backend.info().kind == crate::backend::BackendKind::Emulator;
-                    let (report, kernel) = run_stages(lesson, request, backend, counter, early, progress, cancel);
-                    (report, kernel, notice, on_emulator)
+                    let stages = run_stages(lesson, request, backend, counter, early, progress, cancel);
+                    (stages, notice, on_emulator)
                 }
                 Err(fault) => (
-                    run_without_backend_after(lesson, request, fault, early, progress),
-                    None,
+                    Stages {
+                        report: run_without_backend_after(lesson, request, fault, early, progress),
+                        kernel: None,
+                        trace: None,
+                    },
                     None,
                     false,
                 ),
             }
         });
+        let Stages {
+            mut report,
+            kernel,
+            trace,
+        } = stages;
         if let Some(Notice(notice)) = &notice {
             report.headline = format!("{notice}. {}", report.headline);
             report.notice = Some(notice.clone());
         }
-        let trace = match (watch, kernel) {
-            (None, _) | (_, None) => Trace::default(),
-            (Some(_), Some(_)) if on_emulator => Trace {
-                accesses: std::mem::take(&mut self.emulator.last_trace),
-                n: self.emulator.last_trace_n,
-            },
-            (Some(_), Some(kernel)) => self.emulated_trace(lesson, &kernel, cancel),
+        // The emulator traced the watched block in its last launch; after a GPU run the
+        // emulator runs the kernel once more for it.
+        let trace = match (watch, trace, kernel) {
+            (None, _, _) => Trace::default(),
+            (Some(_), Some(trace), _) => trace,
+            (Some(_), None, Some(kernel)) if !on_emulator => self.emulated_trace(lesson, &kernel, cancel),
+            (Some(_), None, _) => Trace::default(),
         };
         RunOutput { report, trace }
     }
@@ -215,13 +218,11 @@ impl Backends {
             .or(lesson.verify_sizes.first())
             .copied()
             .unwrap_or(lesson.profile_size);
-        match self.emulator.verify_size(lesson, kernel, n, 1, &mut |_| {}, cancel) {
-            Ok(_) => Trace {
-                accesses: std::mem::take(&mut self.emulator.last_trace),
-                n,
-            },
-            Err(_) => Trace::default(),
-        }
+        self.emulator
+            .verify_size(lesson, kernel, n, 1, &mut |_| {}, cancel)
+            .ok()
+            .and_then(|run| run.trace)
+            .unwrap_or_default()
     }
 }
 

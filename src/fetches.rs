@@ -67,9 +67,9 @@ pub fn fetch_map(
         fetch_window: Some(window),
         ..RunOptions::default()
     };
-    let stats = run_lesson_kernel(&prog, lesson, n, &input, &mut output, &options, cancel)
+    let (_, observed) = run_lesson_kernel(&prog, lesson, n, &input, &mut output, &options, cancel)
         .map_err(|f| crate::emu::kernel_fault(&prog, f).message())?;
-    stats
+    observed
         .fetch_map
         .ok_or_else(|| "the launch ran no block, so nothing was fetched".to_string())
 }

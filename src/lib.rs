@@ -24,7 +24,9 @@ pub mod moves;
 pub mod paths;
 pub mod pipeline;
 pub mod progress;
-pub mod ptx;
+/// PTX parsing lives with the emulator (crates/ptx-emu); the compile step's contract probe
+/// uses it too.
+pub use ptx_emu::ptx;
 pub mod reads;
 pub mod replay;
 pub mod report;
@@ -33,13 +35,7 @@ pub mod report;
 pub static PROCESS_START: std::sync::OnceLock<std::time::Instant> = std::sync::OnceLock::new();
 
 /// The text a caught panic carried (`panic!` with a literal or with a format).
-pub(crate) fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
-    payload
-        .downcast_ref::<&str>()
-        .map(|s| s.to_string())
-        .or_else(|| payload.downcast_ref::<String>().cloned())
-        .unwrap_or_else(|| "a panic without a message".to_string())
-}
+pub(crate) use ptx_emu::panic_message;
 
 /// With `HALOSCOPE_TIMELINE=1`, prints `[timeline] <ms since start> <what>` to stderr: where
 /// a run's wall time goes outside its stages (process start, the GPU worker's Hello,

@@ -21,7 +21,9 @@ pub use crate::report::moves::{AccessMove, MoveKind, Moves, lines_name};
 
 use crate::backend::CancelFlag;
 use crate::compile::{CompiledKernel, MachineCode, Target, compile_kernel};
-use crate::emu::{Program, RunOptions, TraceSpace, TracedAccess, load_program, run_lesson_kernel};
+use crate::emu::{
+    BufferId, INPUT, OUTPUT, Program, RunOptions, TraceSpace, TracedAccess, load_program, run_lesson_kernel,
+};
 use crate::harness::{poisoned_output, random_inputs};
 use crate::lesson::{Language, Lesson};
 use std::collections::{BTreeMap, BTreeSet, HashMap};
@@ -32,7 +34,7 @@ use std::path::Path;
 struct Word {
     thread: [u32; 3],
     store: bool,
-    buffer: String,
+    buffer: Option<BufferId>,
     word: u64,
     /// Barriers the block had passed plus global writes the thread had made before the
     /// access. Both builds make the same writes and barriers in the same order (for a kernel
@@ -62,7 +64,7 @@ fn global_words(trace: &[TracedAccess]) -> Vec<(&TracedAccess, Vec<Word>)> {
                     .map(|word| Word {
                         thread: access.thread,
                         store: access.store,
-                        buffer: access.buffer.clone().unwrap_or_default(),
+                        buffer: access.buffer,
                         word,
                         epoch,
                     })
@@ -141,13 +143,23 @@ pub fn trace(
             ..RunOptions::default()
         };
         run_lesson_kernel(prog, lesson, n, &input, &mut output, &options, cancel)
-            .map(|stats| stats.trace)
+            .map(|(_, observed)| observed.trace)
             .map_err(|f| format!("{f:?}"))
     };
     let optimised_trace = run(&optimised)?;
     let unoptimised_trace = run(&unoptimised).map_err(|e| format!("the unoptimised kernel stopped: {e}"))?;
-    let place = |pc: u32| optimised.insts.get(pc as usize).map(|i| (i.ptx_line, i.line));
+    let place = |pc: u32| optimised.instruction(pc).map(|i| (i.ptx_line, i.line));
     Ok(match_traces(place, &optimised_trace, &unoptimised_trace))
+}
+
+/// The buffer's name in the sentences (`in`, `out`; a `__device__` variable by number).
+fn buffer_label(buffer: Option<BufferId>) -> String {
+    match buffer {
+        Some(INPUT) => "in".into(),
+        Some(OUTPUT) => "out".into(),
+        Some(BufferId(k)) => format!("global variable {}", k - 1),
+        None => String::new(),
+    }
 }
 
 /// `place`: an optimised pc's (PTX line, `.loc` line).
@@ -173,7 +185,7 @@ fn match_traces(
         };
         let entry = traced.optimised.entry(ptx_line).or_insert_with(|| Instruction {
             store: access.store,
-            buffer: access.buffer.clone().unwrap_or_default(),
+            buffer: buffer_label(access.buffer),
             loc_line,
             ..Instruction::default()
         });
@@ -187,7 +199,7 @@ fn match_traces(
         }
     }
     for (access, words) in &unoptimised {
-        let key = (access.line, access.store, access.buffer.clone().unwrap_or_default());
+        let key = (access.line, access.store, buffer_label(access.buffer));
         let written = traced.written.entry(key).or_default();
         for word in words {
             match made.get(word) {
@@ -415,7 +427,7 @@ mod tests {
             line,
             ptx_line: pc,
             space: TraceSpace::Global,
-            buffer: Some(if store { "out" } else { "in" }.into()),
+            buffer: Some(if store { OUTPUT } else { INPUT }),
             offset,
             bytes,
             value: 0,

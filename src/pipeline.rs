@@ -2,8 +2,8 @@
 //! time -> gate. Which backend runs it is decided once, for the CLI and the app alike, by
 //! `crate::backends` (the policy), which calls in here.
 
-use crate::backend::{Backend, BackendInfo, CancelFlag, KernelFault};
-use crate::compile::{CompileFailure, CompiledKernel, Target, compile_kernel};
+use crate::backend::{Backend, BackendInfo, CancelFlag, KernelFault, ProfileStart};
+use crate::compile::{CompileFailure, CompiledKernel, MachineCode, Target, compile_kernel};
 use crate::harness::{fresh_seed, size_seed};
 use crate::lesson::{Language, Lesson};
 pub use crate::progress::Progress;
@@ -91,7 +91,15 @@ pub fn run_with_backend(
     progress: &mut dyn FnMut(Progress),
     cancel: &CancelFlag,
 ) -> RunReport {
-    run_stages(lesson, request, backend, None, None, progress, cancel).0
+    run_stages(lesson, request, backend, None, None, progress, cancel).report
+}
+
+/// What `run_stages` leaves: the report, the compiled kernel when it compiled, and the
+/// watched block's trace from the last size a tracing backend ran.
+pub(crate) struct Stages {
+    pub report: RunReport,
+    pub kernel: Option<CompiledKernel>,
+    pub trace: Option<crate::backend::Trace>,
 }
 
 /// A whole run on `backend`, and the compiled kernel when it compiled (the policy emulates
@@ -107,17 +115,19 @@ pub(crate) fn run_stages(
     early: Option<EarlyCompile>,
     progress: &mut dyn FnMut(Progress),
     cancel: &CancelFlag,
-) -> (RunReport, Option<CompiledKernel>) {
+) -> Stages {
     let mut run = Run::new(lesson, request, Some(backend.info()));
+    let mut trace = None;
+    let stages = |report, kernel, trace| Stages { report, kernel, trace };
     backend.prepare(lesson, run.report.seed);
     // nvdisasm takes about 0.3 s: the machine-code check starts as soon as the
     // kernel has compiled and runs while the sizes are verified, and so does the GPU's
     // profile (its own process).
-    let Some((mut kernel, machine_code)) = run.compile(backend.target(), early, progress) else {
-        return (run.report, None);
+    let Some((kernel, machine_code)) = run.compile(backend.target(), early, progress) else {
+        return stages(run.report, None, None);
     };
     let profile_seed = size_seed(run.report.seed, lesson.profile_size);
-    let profiling_alongside = backend.start_profile(lesson, &kernel, profile_seed);
+    let profiling_alongside = backend.start_profile(lesson, &kernel, profile_seed) == ProfileStart::Measuring;
     let moves = start_moves_trace(lesson, request, &kernel, cancel);
 
     let sizes = &lesson.verify_sizes;
@@ -127,7 +137,7 @@ pub(crate) fn run_stages(
         if cancel.is_cancelled() {
             backend.discard_profile();
             run.finish_with_fault(KernelFault::Cancelled);
-            return (run.report, Some(kernel));
+            return stages(run.report, Some(kernel), trace);
         }
         progress(Progress::Verifying {
             n,
@@ -139,6 +149,7 @@ pub(crate) fn run_stages(
         run.stage(&format!("verify n={n}"), started);
         match result {
             Ok(size_run) => {
+                trace = size_run.trace.or(trace);
                 merge_findings(&mut run.report.findings, size_run.findings);
                 run.report.output.extend(size_run.output);
                 run.report.sizes.push(size_run.verification);
@@ -147,7 +158,7 @@ pub(crate) fn run_stages(
                 backend.discard_profile();
                 let fault = explain_endless_loop(fault, machine_code);
                 run.finish_with_fault(fault);
-                return (run.report, Some(kernel));
+                return stages(run.report, Some(kernel), trace);
             }
         }
     }
@@ -157,11 +168,19 @@ pub(crate) fn run_stages(
         launches: lesson.profile_launches,
     });
     let started = Instant::now();
-    kernel.machine_code = machine_code.and_then(|check| check.join().ok());
-    let profile = match (backend.profile(lesson, &kernel, profile_seed, cancel), counter) {
-        (Err(KernelFault::ProfilingRestricted { message }), Some(counter)) => {
-            count_elsewhere(lesson, request, &kernel, counter, &message, profile_seed, cancel)
-        }
+    let machine_code = machine_code.and_then(|check| check.join().ok());
+    let checked = machine_code.as_ref().and_then(|c| c.as_ref().ok());
+    let profile = match (backend.profile(lesson, &kernel, checked, profile_seed, cancel), counter) {
+        (Err(KernelFault::ProfilingRestricted { message }), Some(counter)) => count_elsewhere(
+            lesson,
+            request,
+            &kernel,
+            checked,
+            counter,
+            &message,
+            profile_seed,
+            cancel,
+        ),
         (profile, _) => profile,
     };
     if profiling_alongside {
@@ -175,7 +194,7 @@ pub(crate) fn run_stages(
         Ok(mut profile) => {
             run.report.stages.append(&mut profile.stages);
             run.report.output.extend(profile.output.take());
-            match &kernel.machine_code {
+            match &machine_code {
                 Some(Ok(code)) if profile.machine_code.is_none() => profile.machine_code = Some(code.clone()),
                 Some(Err(why)) => profile.machine_code_unavailable = Some(why.clone()),
                 _ => {}
@@ -191,13 +210,13 @@ pub(crate) fn run_stages(
         }
         Err(fault) => {
             run.finish_with_fault(fault);
-            return (run.report, Some(kernel));
+            return stages(run.report, Some(kernel), trace);
         }
     }
 
     if cancel.is_cancelled() {
         run.finish_with_fault(KernelFault::Cancelled);
-        return (run.report, Some(kernel));
+        return stages(run.report, Some(kernel), trace);
     }
     progress(Progress::Timing);
     let started = Instant::now();
@@ -205,7 +224,7 @@ pub(crate) fn run_stages(
         Ok(timing) => run.report.timing = timing,
         Err(fault) => {
             run.finish_with_fault(fault);
-            return (run.report, Some(kernel));
+            return stages(run.report, Some(kernel), trace);
         }
     }
     run.stage("timing", started);
@@ -222,7 +241,7 @@ pub(crate) fn run_stages(
     }
     crate::timeline("run: report complete");
     progress(Progress::Done);
-    (run.report, Some(kernel))
+    stages(run.report, Some(kernel), trace)
 }
 
 /// The profile `counter` takes of the same kernel (compiled again when its target is not
@@ -231,23 +250,25 @@ fn count_elsewhere(
     lesson: &Lesson,
     request: &RunRequest,
     kernel: &CompiledKernel,
+    machine_code: Option<&MachineCode>,
     counter: &mut dyn Backend,
     why: &str,
     seed: u64,
     cancel: &CancelFlag,
 ) -> Result<SectorProfile, KernelFault> {
     let recompiled;
-    let kernel = if kernel.target == counter.target() {
-        kernel
+    // The machine-code check is keyed by the checked PTX's lines: it applies only to that PTX.
+    let (kernel, machine_code) = if kernel.target == counter.target() {
+        (kernel, machine_code)
     } else {
         recompiled = Compiled::now(lesson, request, counter.target())
             .result
             .map_err(|failure| KernelFault::Infrastructure {
                 message: format!("{why}; and the emulator could not compile the kernel: {failure:?}"),
             })?;
-        &recompiled
+        (&recompiled, None)
     };
-    let mut profile = counter.profile(lesson, kernel, seed, cancel)?;
+    let mut profile = counter.profile(lesson, kernel, machine_code, seed, cancel)?;
     profile.counted_by_emulator_because = Some(why.to_string());
     profile.source = format!("the emulator ({}), because {why}", profile.source);
     Ok(profile)

@@ -3,7 +3,7 @@
 //! output, matched against the stencil's neighbours. This is what the read-source diagram
 //! draws, taken from the learner's actual kernel rather than a fixed picture.
 
-use crate::emu::{TraceSpace, TracedAccess};
+use crate::emu::{INPUT, OUTPUT, TraceSpace, TracedAccess};
 use crate::lesson::Lesson;
 use serde::{Deserialize, Serialize};
 
@@ -142,13 +142,13 @@ pub fn reads_of(lesson: &Lesson, n: u32, trace: &[TracedAccess], thread: [u32; 3
     // returning exactly an element's bits was served that element from shared memory.
     let loaded: std::collections::HashMap<[i64; 3], u64> = trace
         .iter()
-        .filter(|a| a.space == TraceSpace::Global && !a.store && a.buffer.as_deref() == Some("in"))
+        .filter(|a| a.space == TraceSpace::Global && !a.store && a.buffer == Some(INPUT))
         .map(|a| (coords(n, dims, a.offset / 4), a.value))
         .collect();
     let mine: Vec<&TracedAccess> = trace.iter().filter(|a| a.thread == thread).collect();
     let mut start = 0;
     for (i, access) in mine.iter().enumerate() {
-        if !(access.store && access.space == TraceSpace::Global && access.buffer.as_deref() == Some("out")) {
+        if !(access.store && access.space == TraceSpace::Global && access.buffer == Some(OUTPUT)) {
             continue;
         }
         let output = coords(n, dims, access.offset / 4);
@@ -171,7 +171,7 @@ pub fn reads_of(lesson: &Lesson, n: u32, trace: &[TracedAccess], thread: [u32; 3
             let global = step.iter().enumerate().rev().find(|(_, a)| {
                 a.space == TraceSpace::Global
                     && !a.store
-                    && a.buffer.as_deref() == Some("in")
+                    && a.buffer == Some(INPUT)
                     && coords(n, dims, a.offset / 4) == target
             });
             let (source, line, index) = match (shared, global) {
@@ -205,9 +205,7 @@ pub fn reads_of(lesson: &Lesson, n: u32, trace: &[TracedAccess], thread: [u32; 3
         let staged = step
             .iter()
             .enumerate()
-            .filter(|(k, a)| {
-                !used[*k] && a.space == TraceSpace::Global && !a.store && a.buffer.as_deref() == Some("in")
-            })
+            .filter(|(k, a)| !used[*k] && a.space == TraceSpace::Global && !a.store && a.buffer == Some(INPUT))
             .map(|(_, a)| {
                 let c = coords(n, dims, a.offset / 4);
                 [c[0] - output[0], c[1] - output[1], c[2] - output[2]]

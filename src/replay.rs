@@ -131,9 +131,9 @@ impl Replay {
         }
         for s in &mut steps {
             if matches!(s.kind, StepKind::GlobalLoad | StepKind::GlobalStore) {
-                let mut sectors: BTreeMap<(String, u64), u32> = BTreeMap::new();
+                let mut sectors: BTreeMap<(Option<crate::emu::BufferId>, u64), u32> = BTreeMap::new();
                 for a in &trace.accesses[s.accesses.clone()] {
-                    let key = (a.buffer.clone().unwrap_or_default(), a.offset / 32);
+                    let key = (a.buffer, a.offset / 32);
                     *sectors.entry(key).or_default() += 1;
                 }
                 s.sectors = sectors

@@ -166,7 +166,7 @@ fn the_emulator_replays_the_h200s_ptx_with_the_h200s_figures() {
         let input = random_inputs(count, size_seed(7, n));
         let mut output = poisoned_output(count);
         let options = RunOptions::default();
-        let stats = run_lesson_kernel(&prog, &lesson, n, &input, &mut output, &options, &CancelFlag::default())
+        let (stats, _) = run_lesson_kernel(&prog, &lesson, n, &input, &mut output, &options, &CancelFlag::default())
             .unwrap_or_else(|e| panic!("{file}: {e:?}"));
         let profile = sector_profile(&prog, &stats, n, lesson.profile_launches, &Default::default());
         assert_eq!(

@@ -37,7 +37,7 @@ fn count(file: &str) -> Counted {
     let prog = load_program(&kernel.ptx, "k").unwrap();
     let input = vec![1.0f32; 2048];
     let mut output = vec![0.0f32; 2048];
-    let stats = run_lesson_kernel(
+    let (stats, _) = run_lesson_kernel(
         &prog,
         &lesson,
         2048,
@@ -272,9 +272,9 @@ fn an_emulator_failure_ends_the_run_with_its_line_instead_of_a_crash() {
                   }\n";
     let kernel =
         compile_kernel(source, "k.cu", &lesson, Target::EMULATOR, None).unwrap_or_else(|e| panic!("{}", e.headline()));
-    let mut prog = load_program(&kernel.ptx, "k").unwrap();
-    assert!(prog.pred_regs >= 1, "the kernel has a branch");
-    prog.pred_regs = 0;
+    let prog = load_program(&kernel.ptx, "k").unwrap();
+    assert!(prog.predicate_registers() >= 1, "the kernel has a branch");
+    let prog = prog.broken_for_tests();
     let input = vec![1.0f32; 32];
     let mut output = vec![0.0f32; 32];
     let fault = run_lesson_kernel(
@@ -291,8 +291,9 @@ fn an_emulator_failure_ends_the_run_with_its_line_instead_of_a_crash() {
         matches!(fault.kind, haloscope::emu::EmuFaultKind::Internal { .. }),
         "{fault:?}"
     );
-    let pc = fault.pc.expect("the instruction it failed on") as usize;
-    assert!(prog.insts[pc].opcode.starts_with("setp"), "{}", prog.insts[pc].opcode);
+    let pc = fault.pc.expect("the instruction it failed on");
+    let opcode = prog.instruction(pc).expect("an instruction").opcode;
+    assert!(opcode.starts_with("setp"), "{opcode}");
     let message = haloscope::emu::kernel_fault(&prog, fault).message();
     assert!(
         message.contains("the emulator failed") && message.contains("line 4"),

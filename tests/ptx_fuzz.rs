@@ -50,28 +50,6 @@ fn entry_of(text: &str) -> String {
         .clone()
 }
 
-/// The decoded program without its source positions: what must not change when only
-/// whitespace, comments or `.loc` lines change.
-fn shape(p: &Program) -> String {
-    let insts: Vec<String> = p
-        .insts
-        .iter()
-        .map(|i| format!("{:?} {:?} {}", i.kind, i.guard, i.opcode))
-        .collect();
-    format!(
-        "{insts:#?}\nregs {} {} shared {} local {} params {:?} {} const {:?} reconverge {:?} reqntid {:?}",
-        p.value_regs,
-        p.pred_regs,
-        p.shared_bytes,
-        p.local_bytes,
-        p.params,
-        p.param_bytes,
-        p.const_data,
-        p.reconverge,
-        p.reqntid
-    )
-}
-
 /// The smallest size the lesson verifies: a quick launch.
 fn small(lesson: &Lesson) -> u32 {
     *lesson.verify_sizes.iter().min().unwrap()
@@ -89,7 +67,7 @@ fn run(p: &Program, lesson: &Lesson, n: u32, budget: u64) -> Result<Vec<u64>, St
         ..RunOptions::default()
     };
     run_lesson_kernel(p, lesson, n, &input, &mut output, &options, &CancelFlag::default())
-        .map(|stats| stats.per_pc.iter().map(|s| s.sectors).collect())
+        .map(|(stats, _)| stats.per_pc.iter().map(|s| s.sectors).collect())
         .map_err(|f| format!("{:?}", f.kind))
 }
 
@@ -97,7 +75,7 @@ fn run(p: &Program, lesson: &Lesson, n: u32, budget: u64) -> Result<Vec<u64>, St
 /// declarations the emulator would allocate as they stand (it reserves what the PTX asks for;
 /// a real kernel past the GPU's 227 KiB of shared memory fails to launch anyway).
 fn run_briefly(p: &Program, lesson: &Lesson) {
-    if p.shared_bytes > 256 << 10 || p.local_bytes > 64 << 10 {
+    if p.shared_bytes() > 256 << 10 || p.local_bytes() > 64 << 10 {
         return;
     }
     let _ = run(p, lesson, small(lesson), 1 << 14);
@@ -303,10 +281,10 @@ proptest! {
         let before = load_program(text, &entry).unwrap();
         let after = load_program(&rewritten, &entry)
             .map_err(|e| TestCaseError::fail(format!("rewrite {which} no longer decodes: {e}")))?;
-        prop_assert_eq!(shape(&before), shape(&after), "rewrite {}", which);
+        prop_assert_eq!(before.shape(), after.shape(), "rewrite {}", which);
         if which < 2 {
             // Only the text around the tokens changed: the source lines are the same too.
-            let lines = |p: &Program| p.insts.iter().map(|i| (i.line, i.file)).collect::<Vec<_>>();
+            let lines = |p: &Program| p.instructions().map(|i| (i.line, i.file)).collect::<Vec<_>>();
             prop_assert_eq!(lines(&before), lines(&after));
         }
         let lesson = common::lesson(lesson_id);

@@ -1,4 +1,4 @@
-//! The emulator's quick forms (src/emu/quick.rs: common ALU instructions decoded once and
+//! The emulator's quick forms (crates/ptx-emu/src/quick.rs: common ALU instructions decoded once and
 //! run in `run_warp` without `execute`) must compute what the general path computes: every
 //! NVRTC fixture, the recorded corpus PTX and an edge-value kernel run both ways give the
 //! same output bits, the same per-instruction counts and sectors, and the same fault.
@@ -25,7 +25,7 @@ fn run(p: &Program, lesson: &Lesson, n: u32, seed: u64) -> Outcome {
         ..RunOptions::default()
     };
     run_lesson_kernel(p, lesson, n, &input, &mut output, &options, &CancelFlag::default())
-        .map(|stats| {
+        .map(|(stats, _)| {
             let per_pc = stats
                 .per_pc
                 .iter()

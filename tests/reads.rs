@@ -27,9 +27,10 @@ fn traced(lesson_id: &str, kernel: &str, n: u32, thread: [u32; 3]) -> (OutputRea
         .unwrap();
     assert!(run.verification.passed(), "{kernel}: {}", run.verification.summary());
     assert!(run.findings.is_empty(), "{kernel}: {:?}", run.findings);
-    let reads = reads_of(&lesson, n, &emu.last_trace, thread).expect("an interior output");
+    let trace = run.trace.expect("the watched block traced").accesses;
+    let reads = reads_of(&lesson, n, &trace, thread).expect("an interior output");
     assert_eq!(reads.thread, thread);
-    let mine = emu.last_trace.iter().filter(|a| a.thread == thread).cloned().collect();
+    let mine = trace.iter().filter(|a| a.thread == thread).cloned().collect();
     (reads, mine)
 }
 
@@ -107,7 +108,7 @@ fn the_3d_plane_tile_pays_for_the_depth_and_the_register_sweep_does_not() {
     let loaded_at = trace
         .iter()
         .position(|a| {
-            !a.store && a.space == TraceSpace::Global && a.buffer.as_deref() == Some("in") && a.offset == behind
+            !a.store && a.space == TraceSpace::Global && a.buffer == Some(haloscope::emu::INPUT) && a.offset == behind
         })
         .expect("the thread loaded the element behind its output at some step");
     let stored_at = trace
@@ -119,8 +120,8 @@ fn the_3d_plane_tile_pays_for_the_depth_and_the_register_sweep_does_not() {
         .iter()
         .any(|a| a.store && a.space == TraceSpace::Global);
     assert!(earlier_store, "the load of behind must be from an earlier z step");
-    let reloaded = trace[loaded_at + 1..stored_at]
-        .iter()
-        .any(|a| !a.store && a.space == TraceSpace::Global && a.buffer.as_deref() == Some("in") && a.offset == behind);
+    let reloaded = trace[loaded_at + 1..stored_at].iter().any(|a| {
+        !a.store && a.space == TraceSpace::Global && a.buffer == Some(haloscope::emu::INPUT) && a.offset == behind
+    });
     assert!(!reloaded, "behind was loaded again before the output: not a register");
 }

@@ -8,14 +8,12 @@ pub use crate::report::{
     BackendInfo, BackendKind, Finding, FindingKind, KernelFault, KernelOutput, ThreadPlace, output,
 };
 
-use crate::compile::{CompiledKernel, Target};
+use crate::compile::{CompiledKernel, MachineCode, Target};
 use crate::harness::SizeVerification;
 use crate::lesson::Contract;
 use crate::progress::Progress;
 use crate::report::{SectorProfile, Timing};
 use serde::{Deserialize, Serialize};
-use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
 
 /// Which backend the learner asked for; `crate::backends` turns it into one.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, clap::ValueEnum, Default)]
@@ -27,18 +25,9 @@ pub enum BackendChoice {
     Gpu,
 }
 
-/// Set from another thread (the GUI's Cancel) to stop a run between or inside launches.
-#[derive(Debug, Clone, Default)]
-pub struct CancelFlag(Arc<AtomicBool>);
-
-impl CancelFlag {
-    pub fn cancel(&self) {
-        self.0.store(true, Ordering::Relaxed);
-    }
-    pub fn is_cancelled(&self) -> bool {
-        self.0.load(Ordering::Relaxed)
-    }
-}
+/// Set from another thread (the GUI's Cancel) to stop a run between or inside launches; the
+/// emulator's own flag, so a launch checks the same one.
+pub use ptx_emu::CancelFlag;
 
 /// One size checked, plus what the backend noticed while running it.
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -49,6 +38,28 @@ pub struct SizeRun {
     /// What the kernel printed in this launch (device printf), when it printed anything.
     #[serde(default)]
     pub output: Option<KernelOutput>,
+    /// The watched block's accesses, from a backend that traces them (the emulator); never
+    /// sent between processes.
+    #[serde(skip)]
+    pub trace: Option<Trace>,
+}
+
+/// The global and shared accesses of the watched block's threads in one launch of size `n`
+/// (the diagram and the block replay).
+#[derive(Debug, Clone, Default)]
+pub struct Trace {
+    pub accesses: Vec<ptx_emu::TracedAccess>,
+    pub n: u32,
+}
+
+/// What [`Backend::start_profile`] began.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ProfileStart {
+    Nothing,
+    /// A measurement runs beside the verification; `profile` waits for its figures.
+    Measuring,
+    /// The profile size's verification launch started early; its counters are the profile.
+    VerificationAhead,
 }
 
 pub trait Backend: Send {
@@ -74,11 +85,13 @@ pub trait Backend: Send {
     /// starts it here, and one that draws its own data can draw it, while the kernel compiles.
     fn prepare(&mut self, _lesson: &Contract, _run_seed: u64) {}
 
-    /// Starts the profile of `kernel` alongside the verification, where the backend can
-    /// measure in parallel (the GPU's profiler child); `profile` then waits for it. Returns
-    /// whether it started. A run that ends before `profile` calls `discard_profile`.
-    fn start_profile(&mut self, _lesson: &Contract, _kernel: &CompiledKernel, _seed: u64) -> bool {
-        false
+    /// Starts work for the profile alongside the verification, while the kernel is fresh:
+    /// the GPU's profiler child measures in parallel ([`ProfileStart::Measuring`]; `profile`
+    /// then waits for it), the emulator launches the profile size's verification ahead, whose
+    /// counters are the profile ([`ProfileStart::VerificationAhead`]). A run that ends before
+    /// `profile` calls `discard_profile`.
+    fn start_profile(&mut self, _lesson: &Contract, _kernel: &CompiledKernel, _seed: u64) -> ProfileStart {
+        ProfileStart::Nothing
     }
 
     /// Stops a profile `start_profile` began and nobody will collect.
@@ -87,10 +100,13 @@ pub trait Backend: Send {
     /// Global-memory sectors over the contract's profile run, on the input of `seed` (the
     /// verification seed of the profile size: a kernel whose accesses depend on the data
     /// then issues the same sectors on both backends and under ncu for the same run seed).
+    /// `machine_code` is what ptxas did to the global accesses, when the check ran: a backend
+    /// that counts per PTX instruction books the sectors where the GPU's machine code has them.
     fn profile(
         &mut self,
         lesson: &Contract,
         kernel: &CompiledKernel,
+        machine_code: Option<&MachineCode>,
         seed: u64,
         cancel: &CancelFlag,
     ) -> Result<SectorProfile, KernelFault>;

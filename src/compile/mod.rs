@@ -70,10 +70,6 @@ pub struct CompiledKernel {
     pub compiler_version: String,
     pub compiler_location: LibLocation,
     pub millis: f64,
-    /// What ptxas did to the global memory instructions (`machine_code::check`), once the
-    /// pipeline has it: `Err` says why the check could not run.
-    #[serde(skip)]
-    pub machine_code: Option<Result<machine_code::MachineCode, String>>,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]

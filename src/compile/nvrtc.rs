@@ -73,7 +73,6 @@ pub(super) fn compile_cuda(
         compiler_version: output.version,
         compiler_location: nvrtc,
         millis: started.elapsed().as_secs_f64() * 1e3,
-        machine_code: None,
     })
 }
 

@@ -167,7 +167,6 @@ pub fn compile_rust(
             source: version,
         },
         millis: started.elapsed().as_secs_f64() * 1e3,
-        machine_code: None,
     })
 }
 

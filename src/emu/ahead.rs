@@ -3,9 +3,7 @@
 //! verification launch (by far the longest) started as soon as the kernel is compiled, so
 //! that the smaller sizes are verified while it runs and every core has work.
 
-use super::fault::{EmuFault, EmuFaultKind};
-use super::ir::Program;
-use super::stats::LaunchStats;
+use super::{Collect, EmuFault, EmuFaultKind, LaunchStats, Program};
 use super::{RunOptions, launch_on_poisoned_output};
 use crate::backend::CancelFlag;
 use crate::harness::{SizeData, size_seed};
@@ -68,7 +66,7 @@ impl PreparedSizes {
 }
 
 /// What one verification launch leaves: its data, its counters and the output it wrote.
-pub type Launched = (SizeData, LaunchStats, Vec<f32>);
+pub type Launched = (SizeData, LaunchStats, Collect, Vec<f32>);
 
 /// One verification launch on the calling thread.
 pub fn launch_size(
@@ -97,7 +95,7 @@ pub fn launch_size(
             expected,
         }
     };
-    Ok((data, launched.stats, launched.output))
+    Ok((data, launched.stats, launched.observed, launched.output))
 }
 
 /// A verification launch running on a thread of its own.

@@ -2,12 +2,11 @@
 //! turns launch counters into the report's sector profile, findings and faults.
 
 use super::ahead::{LaunchAhead, PreparedSizes, launch_size};
-use super::fault::{EmuFault, EmuFaultKind};
-use super::ir::{Kind, Program};
-use super::stats::{LaunchStats, RawFinding, TracedAccess};
+use super::{EmuFault, EmuFaultKind, LaunchStats, Program};
 use super::{RunOptions, load_program, run_lesson_kernel};
 use crate::backend::{
-    Backend, BackendInfo, BackendKind, CancelFlag, Finding, FindingKind, KernelFault, SizeRun, ThreadPlace,
+    Backend, BackendInfo, BackendKind, CancelFlag, Finding, FindingKind, KernelFault, KernelOutput, ProfileStart,
+    SizeRun, ThreadPlace, Trace,
 };
 use crate::compile::{CompiledKernel, MachineCode, Target};
 use crate::harness::{poisoned_output, random_inputs, verify_against};
@@ -15,6 +14,7 @@ use crate::lesson::Contract;
 use crate::progress::Progress;
 use crate::report::thousands;
 use crate::report::{GlobalAccess, InstructionAt, ProfileBuilder, SectorProfile, SharedStats};
+use ptx_emu::{AccessKind, Printed, RawFinding};
 use std::sync::Arc;
 
 #[derive(Debug, Clone, Default)]
@@ -30,9 +30,6 @@ pub struct EmulatorBackend {
     program: Option<(String, Arc<Program>)>,
     /// Counters of a verification launch at the profile size, reused by `profile`.
     profile_launch: Option<(String, LaunchStats)>,
-    /// Accesses of the watched block's threads in the last launch, and its size.
-    pub last_trace: Vec<TracedAccess>,
-    pub last_trace_n: u32,
     /// The run's sizes' inputs and reference outputs, drawn from `prepare` on (while the
     /// kernel compiles).
     prepared: PreparedSizes,
@@ -46,8 +43,6 @@ impl EmulatorBackend {
             options,
             program: None,
             profile_launch: None,
-            last_trace: Vec::new(),
-            last_trace_n: 0,
             prepared: PreparedSizes::default(),
             ahead: None,
         }
@@ -115,16 +110,19 @@ impl Backend for EmulatorBackend {
         self.prepared = PreparedSizes::draw(lesson, run_seed);
     }
 
-    /// Starts the profile size's verification launch, whose counters are the profile. The
-    /// profile itself then needs no waiting: false.
-    fn start_profile(&mut self, lesson: &Contract, kernel: &CompiledKernel, seed: u64) -> bool {
+    /// Starts the profile size's verification launch, whose counters are the profile.
+    fn start_profile(&mut self, lesson: &Contract, kernel: &CompiledKernel, seed: u64) -> ProfileStart {
         self.discard_profile();
         let key = (lesson.profile_size, seed);
         let (Ok(prog), Some(data)) = (self.program(kernel), self.prepared.claim(key)) else {
-            return false;
+            return ProfileStart::Nothing;
         };
         self.ahead = LaunchAhead::start(prog, &kernel.ptx, lesson, key, data, self.run_options());
-        false
+        if self.ahead.is_some() {
+            ProfileStart::VerificationAhead
+        } else {
+            ProfileStart::Nothing
+        }
     }
 
     fn discard_profile(&mut self) {
@@ -154,20 +152,22 @@ impl Backend for EmulatorBackend {
                 launch_size(&prog, lesson, data, &options, cancel)
             }
         };
-        let (data, mut stats, output) = launched.map_err(|f| kernel_fault(&prog, f))?;
+        let (data, stats, observed, output) = launched.map_err(|f| kernel_fault(&prog, f))?;
         let verification = verify_against(lesson, &data, &output);
-        let findings = stats.findings.iter().map(|f| finding(&prog, f)).collect();
-        let output = (!stats.printed.is_empty()).then(|| stats.printed.to_output(&format!("verify n={n}")));
-        // The profile needs only the counters: the trace moves out instead of being copied.
-        self.last_trace = std::mem::take(&mut stats.trace);
-        self.last_trace_n = n;
+        let findings = observed.findings.iter().map(|f| finding(&prog, f)).collect();
+        let output = (!observed.printed.is_empty()).then(|| kernel_output(&observed.printed, &format!("verify n={n}")));
         if n == lesson.profile_size {
             self.profile_launch = Some((kernel.ptx.clone(), stats));
         }
+        let trace = options.watch.map(|_| Trace {
+            accesses: observed.trace,
+            n,
+        });
         Ok(SizeRun {
             verification,
             findings,
             output,
+            trace,
         })
     }
 
@@ -175,6 +175,7 @@ impl Backend for EmulatorBackend {
         &mut self,
         lesson: &Contract,
         kernel: &CompiledKernel,
+        machine_code: Option<&MachineCode>,
         seed: u64,
         cancel: &CancelFlag,
     ) -> Result<SectorProfile, KernelFault> {
@@ -186,18 +187,20 @@ impl Backend for EmulatorBackend {
                 let count = lesson.stencil.elements(n);
                 let input = random_inputs(count, seed);
                 let mut output = poisoned_output(count);
-                let stats = run_lesson_kernel(&prog, lesson, n, &input, &mut output, &self.run_options(), cancel)
+                let (stats, _) = run_lesson_kernel(&prog, lesson, n, &input, &mut output, &self.run_options(), cancel)
                     .map_err(|f| kernel_fault(&prog, f))?;
                 (stats, false)
             }
         };
         let launches = lesson.profile_launches;
-        let machine = match &kernel.machine_code {
-            Some(Ok(code)) => code.clone(),
-            _ => MachineCode::default(),
-        };
-        let mut profile = sector_profile(&prog, &stats, n, launches, &machine);
-        if let Some(Ok(code)) = &kernel.machine_code {
+        let mut profile = sector_profile(
+            &prog,
+            &stats,
+            n,
+            launches,
+            machine_code.unwrap_or(&MachineCode::default()),
+        );
+        if let Some(code) = machine_code {
             profile.machine_code = Some(with_sectors_not_issued(code, &prog, &stats, launches));
         }
         profile.source = format!(
@@ -206,6 +209,15 @@ impl Backend for EmulatorBackend {
         );
         Ok(profile)
     }
+}
+
+/// A launch's printf text as the report keeps it.
+pub fn kernel_output(printed: &Printed, launch: &str) -> KernelOutput {
+    let mut out = KernelOutput::new(launch);
+    out.push_text(&printed.in_block_order());
+    out.lines_not_shown += printed.cut_lines;
+    out.bytes_not_shown += printed.cut_bytes;
+    out
 }
 
 /// Sector figures of one launch, scaled to `launches`, as the GPU sees them
@@ -221,9 +233,9 @@ pub fn sector_profile(
 ) -> SectorProfile {
     let k = launches as u64;
     let mut builder = ProfileBuilder::new(n, launches, 1);
-    for (pc, inst) in prog.insts.iter().enumerate() {
-        let s = &stats.per_pc[pc];
-        if s.warp_insts == 0 && !inst.is_global_access() {
+    for inst in prog.instructions() {
+        let s = &stats.per_pc[inst.pc as usize];
+        if s.warp_insts == 0 && inst.global.is_none() {
             continue;
         }
         builder.add_instructions(inst.line, s.warp_insts * k, s.active_lanes * k);
@@ -262,19 +274,19 @@ pub fn sector_profile(
 /// The check's lines with the sectors the emulator saw their removed instructions issue.
 fn with_sectors_not_issued(code: &MachineCode, prog: &Program, stats: &LaunchStats, launches: u32) -> MachineCode {
     let mut code = code.clone();
-    for (pc, inst) in prog.insts.iter().enumerate() {
+    for inst in prog.instructions() {
         if !code.removed_ptx_lines.contains(&inst.ptx_line) {
             continue;
         }
         if let Some(line) = code.lines.iter_mut().find(|l| l.line == inst.line) {
-            line.sectors_not_issued += stats.per_pc[pc].sectors * launches as u64;
+            line.sectors_not_issued += stats.per_pc[inst.pc as usize].sectors * launches as u64;
         }
     }
     code
 }
 
 fn line_of(prog: &Program, pc: Option<u32>) -> Option<u32> {
-    pc.and_then(|pc| prog.insts.get(pc as usize))
+    pc.and_then(|pc| prog.instruction(pc))
         .map(|i| i.line)
         .filter(|&l| l > 0)
 }
@@ -302,7 +314,7 @@ fn line_of_place(at: &ThreadPlace) -> String {
 pub fn kernel_fault(prog: &Program, f: EmuFault) -> KernelFault {
     let at = place(prog, &f);
     let ptx =
-        f.pc.and_then(|pc| prog.insts.get(pc as usize))
+        f.pc.and_then(|pc| prog.instruction(pc))
             .map(|i| format!(" (`{}`, PTX line {})", i.opcode, i.ptx_line))
             .unwrap_or_default();
     match f.kind {
@@ -388,18 +400,18 @@ pub fn kernel_fault(prog: &Program, f: EmuFault) -> KernelFault {
 
 /// What the instruction at `pc` did, in the past tense (the other side of a race).
 fn access_word(prog: &Program, pc: u32) -> &'static str {
-    match prog.insts.get(pc as usize).map(|i| &i.kind) {
-        Some(Kind::St { .. }) => "wrote",
-        Some(Kind::Atom { .. }) => "updated atomically",
+    match prog.instruction(pc).and_then(|i| i.access) {
+        Some(AccessKind::Store) => "wrote",
+        Some(AccessKind::Atomic | AccessKind::Reduction) => "updated atomically",
         _ => "read",
     }
 }
 
 /// What the instruction at `pc` does, in the present tense.
 fn access_verb(prog: &Program, pc: u32) -> &'static str {
-    match prog.insts.get(pc as usize).map(|i| &i.kind) {
-        Some(Kind::St { .. }) => "writes",
-        Some(Kind::Atom { .. }) => "updates atomically",
+    match prog.instruction(pc).and_then(|i| i.access) {
+        Some(AccessKind::Store) => "writes",
+        Some(AccessKind::Atomic | AccessKind::Reduction) => "updates atomically",
         _ => "reads",
     }
 }
@@ -429,7 +441,7 @@ fn finding(prog: &Program, f: &RawFinding) -> Finding {
         ),
         FindingKind::GlobalRace => {
             let verb = access_verb(prog, f.pc);
-            let buffer = f.buffer.as_deref().unwrap_or("?");
+            let buffer = f.buffer.map_or("?", |b| super::buffer_name(prog, b));
             let other = match (f.other_block, f.other_thread) {
                 (Some([bx, by, bz]), Some([ox, oy, oz])) => {
                     let other_line = line_of(prog, f.other_pc).map_or("?".into(), |l| l.to_string());

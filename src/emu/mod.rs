@@ -3,53 +3,45 @@
 //! counts them) and the learner-facing checks (out-of-bounds, uninitialised shared reads,
 //! shared-memory races, divergent barriers, runaway loops).
 
-mod ahead;
-mod alu;
-mod atomic;
-mod backend;
-mod barrier;
-mod bits;
-mod block;
-mod block_memory;
-mod cfg;
-pub mod coverage;
-mod decode;
-mod device_call;
-mod fast_memory;
-mod fault;
-pub mod fetch_map;
-mod global_races;
-mod ir;
-mod lane_loops;
-mod lanes;
-mod launch;
-mod memory;
-mod numeric;
-mod printf;
-mod quick;
-mod shared;
-mod stats;
-mod warp;
-mod warp_ops;
+//!
+//! The interpreter itself is the `ptx-emu` crate (crates/ptx-emu); this module is its
+//! haloscope side: launching a lesson's kernel on the lesson's buffers, and the `Backend`.
 
-pub use backend::{EmulatorBackend, EmulatorOptions, kernel_fault, sector_profile};
-pub use block::LaunchConfig;
-pub use decode::decode_entry;
-pub use fault::{EmuFault, EmuFaultKind};
-pub use ir::Program;
-pub use launch::{host_threads, launch};
-pub use memory::GlobalMemory;
-pub use stats::{LaunchStats, PcStats, TraceSpace, TracedAccess};
+mod ahead;
+mod backend;
+
+pub use crate::harness::parallel::host_threads;
+pub use backend::{EmulatorBackend, EmulatorOptions, kernel_fault, kernel_output, sector_profile};
+pub use ptx_emu::BufferId;
+pub use ptx_emu::{
+    Collect, EmuFault, EmuFaultKind, GlobalMemory, LaunchConfig, LaunchStats, Observer, PcStats, Program, TraceSpace,
+    TracedAccess, coverage, fetch_map, launch,
+};
+
+/// The lesson's input array: `launch_lesson_kernel` allocates it first.
+pub const INPUT: BufferId = BufferId(0);
+/// The lesson's output array, allocated second.
+pub const OUTPUT: BufferId = BufferId(1);
+
+/// How a buffer is called in messages: the kernel's parameter names, or the `__device__`
+/// variable's own name.
+pub fn buffer_name(prog: &Program, buffer: BufferId) -> &str {
+    match buffer {
+        INPUT => "in",
+        OUTPUT => "out",
+        BufferId(k) => prog.global_name(k as usize - 2).unwrap_or("?"),
+    }
+}
 
 use crate::backend::CancelFlag;
 use crate::harness;
 use crate::lesson::{Contract, ParamKind};
-use crate::ptx::{PtxError, parse_module};
+use crate::ptx::PtxError;
+use std::sync::atomic::{AtomicU64, Ordering};
 
 /// Parses and decodes the lesson's entry from PTX text.
 pub fn load_program(ptx: &str, entry: &str) -> Result<Program, PtxError> {
-    let module = parse_module(ptx)?;
-    decode_entry(&module, entry)
+    Program::from_ptx(ptx, entry)
 }
 
 /// Knobs of one emulated launch.
@@ -90,16 +82,18 @@ pub fn run_lesson_kernel(
     output: &mut [f32],
     options: &RunOptions,
     cancel: &CancelFlag,
-) -> Result<LaunchStats, EmuFault> {
+) -> Result<(LaunchStats, Collect), EmuFault> {
     let words = output.iter().map(|v| v.to_bits()).collect();
     let launched = launch_lesson_kernel(prog, lesson, n, input.to_vec(), words, options, cancel)?;
     output.copy_from_slice(&launched.output);
-    Ok(launched.stats)
+    Ok((launched.stats, launched.observed))
 }
 
 /// What one launch leaves behind.
 pub struct Launched {
     pub stats: LaunchStats,
+    /// The launch's events: the watched block's trace, findings, printf text, fetch map.
+    pub observed: Collect,
     /// The output buffer's contents after the launch.
     pub output: Vec<f32>,
     /// The input array, lent to the launch as its input buffer, handed back.
@@ -140,21 +134,20 @@ pub fn launch_lesson_kernel(
     let input_floats = input.len() as u64;
     let mut mem = GlobalMemory::default();
     mem.track_races = options.check_hazards;
+    // Allocated first and second: the buffers `INPUT` and `OUTPUT` name.
     let in_address = mem.alloc_input("in", input);
     let out_address = mem.alloc_words("out", output);
-    for g in &prog.globals {
-        mem.alloc_bytes_at(&g.name, g.address, g.bytes, &g.init);
-    }
-    let mut params = vec![0u8; prog.param_bytes as usize];
-    for (param, &(offset, bytes)) in lesson.params.iter().zip(&prog.params) {
-        let value: u64 = match param.kind {
+    prog.place_globals(&mut mem);
+    let values: Vec<u64> = lesson
+        .params
+        .iter()
+        .map(|param| match param.kind {
             ParamKind::ConstFloatPtr => in_address,
             ParamKind::FloatPtr => out_address,
             ParamKind::Int => n as u64,
-        };
-        let o = offset as usize;
-        params[o..o + bytes as usize].copy_from_slice(&value.to_le_bytes()[..bytes as usize]);
-    }
+        })
+        .collect();
+    let params = prog.parameter_buffer(&values);
     let cfg = LaunchConfig {
         grid: lesson.grid_for(n),
         block: lesson.block,
@@ -169,19 +162,43 @@ pub fn launch_lesson_kernel(
             .map(|w| (w, in_address, in_address + 4 * input_floats)),
     };
     crate::timeline("emulator memory ready");
-    let stats = launch(
-        prog,
-        &cfg,
-        &mem,
-        cancel,
-        options.host_threads,
-        options.blocks_done.as_deref(),
-    )?;
+    let mut observer = Progressed {
+        collect: Collect::default(),
+        blocks_done: options.blocks_done.as_deref(),
+    };
+    let stats = launch(prog, &cfg, &mem, &mut observer, cancel, options.host_threads)?;
     crate::timeline("emulator launch done");
     Ok(Launched {
         stats,
-        output: mem.take_f32(1),
-        input_changed: mem.stored_into(0),
-        input: mem.take_f32(0),
+        observed: observer.collect,
+        output: mem.take_f32(OUTPUT),
+        input_changed: mem.stored_into(INPUT),
+        input: mem.take_f32(INPUT),
     })
+}
+
+/// Every event kept, and the finished blocks counted up for a progress bar.
+struct Progressed<'a> {
+    collect: Collect,
+    blocks_done: Option<&'a AtomicU64>,
+}
+
+impl Observer for Progressed<'_> {
+    fn blocks_finished(&self, count: u64) {
+        if let Some(done) = self.blocks_done {
+            done.fetch_add(count, Ordering::Relaxed);
+        }
+    }
+    fn watched_block(&mut self, accesses: Vec<TracedAccess>) {
+        self.collect.watched_block(accesses);
+    }
+    fn findings(&mut self, findings: Vec<ptx_emu::RawFinding>) {
+        self.collect.findings(findings);
+    }
+    fn printed(&mut self, printed: ptx_emu::Printed) {
+        self.collect.printed(printed);
+    }
+    fn fetch_map(&mut self, map: fetch_map::FetchMap) {
+        self.collect.fetch_map(map);
+    }
 }

@@ -15,7 +15,7 @@ mod worker;
 
 pub use worker::worker_main;
 
-use crate::backend::{Backend, BackendInfo, BackendKind, CancelFlag, KernelFault, SizeRun};
+use crate::backend::{Backend, BackendInfo, BackendKind, CancelFlag, KernelFault, ProfileStart, SizeRun};
 use crate::compile::{CompiledKernel, Target};
 use crate::cudalibs::{CudaLib, check_fits_gpu, ensure_loaded};
 use crate::lesson::Contract;
@@ -186,15 +186,15 @@ impl Backend for GpuBackend {
         profiler::ensure_spare(&mut self.spare_profiler);
     }
 
-    fn start_profile(&mut self, lesson: &Contract, kernel: &CompiledKernel, seed: u64) -> bool {
+    fn start_profile(&mut self, lesson: &Contract, kernel: &CompiledKernel, seed: u64) -> ProfileStart {
         self.discard_profile();
         let request = Self::profile_request(lesson, kernel, seed);
         match profiler::start(&mut self.spare_profiler, request, PROFILE_TIMEOUT) {
             Ok(pending) => {
                 self.pending_profile = Some(pending);
-                true
+                ProfileStart::Measuring
             }
-            Err(_) => false, // `profile` tries again, and reports why it cannot
+            Err(_) => ProfileStart::Nothing, // `profile` tries again, and reports why it cannot
         }
     }
 
@@ -229,6 +229,7 @@ impl Backend for GpuBackend {
         &mut self,
         lesson: &Contract,
         kernel: &CompiledKernel,
+        _machine_code: Option<&crate::compile::MachineCode>,
         seed: u64,
         cancel: &CancelFlag,
     ) -> Result<SectorProfile, KernelFault> {

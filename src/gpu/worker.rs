@@ -206,6 +206,7 @@ fn verify(d: &mut Device, lesson: &Contract, kernel: &KernelImage, n: u32, seed:
             verification,
             findings: Vec::new(),
             output: None,
+            trace: None,
         },
         millis: started.elapsed().as_secs_f64() * 1e3,
     })

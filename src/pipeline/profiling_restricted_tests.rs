@@ -40,6 +40,7 @@ impl Backend for GpuWithoutCounters {
         &mut self,
         _: &Contract,
         _: &CompiledKernel,
+        _: Option<&crate::compile::MachineCode>,
         _: u64,
         _: &CancelFlag,
     ) -> Result<SectorProfile, KernelFault> {
@@ -79,7 +80,7 @@ fn a_refused_profile_is_counted_by_the_emulator_and_labelled() {
     let mut gpu = GpuWithoutCounters(EmulatorBackend::new(EmulatorOptions::default()));
     let mut counter = EmulatorBackend::new(EmulatorOptions::default());
     let cancel = CancelFlag::default();
-    let (report, _) = run_stages(
+    let report = run_stages(
         &lesson,
         &request,
         &mut gpu,
@@ -87,7 +88,8 @@ fn a_refused_profile_is_counted_by_the_emulator_and_labelled() {
         None,
         &mut |_| {},
         &cancel,
-    );
+    )
+    .report;
     assert_eq!(report.verdict, Verdict::Pass, "{}", report.headline);
     assert!(report.fault.is_none(), "{:?}", report.fault);
     let profile = report.profile.as_ref().expect("sectors counted elsewhere");
@@ -98,7 +100,7 @@ fn a_refused_profile_is_counted_by_the_emulator_and_labelled() {
 
     // The same figures as the emulator's own run of the kernel.
     let mut alone = EmulatorBackend::new(EmulatorOptions::default());
-    let (plain, _) = run_stages(&lesson, &request, &mut alone, None, None, &mut |_| {}, &cancel);
+    let plain = run_stages(&lesson, &request, &mut alone, None, None, &mut |_| {}, &cancel).report;
     assert_eq!(profile.sectors, plain.profile.as_ref().unwrap().sectors);
 
     // And in --json, under the key the CLI and grading read.
@@ -107,7 +109,7 @@ fn a_refused_profile_is_counted_by_the_emulator_and_labelled() {
 
     // Without a counter beside it (nothing to count with), the refusal is the run's fault.
     let mut gpu = GpuWithoutCounters(EmulatorBackend::new(EmulatorOptions::default()));
-    let (report, _) = run_stages(&lesson, &request, &mut gpu, None, None, &mut |_| {}, &cancel);
+    let report = run_stages(&lesson, &request, &mut gpu, None, None, &mut |_| {}, &cancel).report;
     assert!(
         matches!(report.fault, Some(KernelFault::ProfilingRestricted { .. })),
         "{:?}",

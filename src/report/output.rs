@@ -4,9 +4,9 @@
 use serde::{Deserialize, Serialize};
 
 /// Lines kept per launch; the rest are counted, not stored.
-pub const MAX_LINES: usize = 4096;
+pub const MAX_LINES: usize = ptx_emu::PRINTED_LINES_KEPT;
 /// Bytes kept per launch.
-pub const MAX_BYTES: usize = 1 << 20;
+pub const MAX_BYTES: usize = ptx_emu::PRINTED_BYTES_KEPT;
 
 /// The printed output of one launch, in the order the threads printed it (the emulator runs
 /// blocks in order, warps in order, lanes in order; the GPU's order is the driver's).

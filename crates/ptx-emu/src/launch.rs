@@ -5,33 +5,35 @@ use super::block::{BlockRunner, LaunchConfig};
 use super::fault::{EmuFault, EmuFaultKind};
 use super::ir::Program;
 use super::memory::GlobalMemory;
+use super::observe::Observer;
 use super::stats::LaunchStats;
-use crate::backend::CancelFlag;
+use super::stats::Tally;
+use crate::CancelFlag;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
 /// Blocks a host thread takes at a time.
 const CHUNK: u64 = 8;
 
-pub use crate::harness::parallel::host_threads;
-
-/// Runs every block of the grid. `threads` host threads (1 for the naive baseline);
-/// `blocks_done`, when given, counts the finished blocks as they finish.
+/// Runs every block of the grid on `threads` host threads (1 for the naive baseline) and
+/// returns its counters; `observer` gets the launch's events (see [`Observer`]). The first
+/// fault (lowest block) stops the launch and is the error; so does `cancel`.
 pub fn launch(
     prog: &Program,
     cfg: &LaunchConfig,
     mem: &GlobalMemory,
+    observer: &mut dyn Observer,
     cancel: &CancelFlag,
     threads: usize,
-    blocks_done: Option<&AtomicU64>,
 ) -> Result<LaunchStats, EmuFault> {
+    let shared: &dyn Observer = observer;
     let blocks: u64 = cfg.grid.iter().map(|&g| g as u64).product();
     let next = AtomicU64::new(0);
     let abort = AtomicBool::new(false);
     let first_fault: Mutex<Option<EmuFault>> = Mutex::new(None);
     let threads = threads.clamp(1, blocks.max(1) as usize);
 
-    let results: Vec<LaunchStats> = std::thread::scope(|scope| {
+    let results: Vec<Tally> = std::thread::scope(|scope| {
         let handles: Vec<_> = (0..threads)
             .map(|_| {
                 scope.spawn(|| {
@@ -65,9 +67,7 @@ pub fn launch(
                                 break;
                             }
                         }
-                        if let Some(done) = blocks_done {
-                            done.fetch_add(end - start, Ordering::Relaxed);
-                        }
+                        shared.blocks_finished(end - start);
                     }
                     runner.stats.fetch_map = runner.fetch.take().map(|counter| counter.map);
                     runner.stats
@@ -92,12 +92,27 @@ pub fn launch(
             block_index: 0,
         });
     }
-    let mut total = LaunchStats::new(prog.insts.len());
+    let mut total = Tally::new(prog.insts.len());
     for r in results {
         total.merge(r);
     }
     total.sort_findings();
-    Ok(total)
+    if cfg.watch.is_some() {
+        observer.watched_block(total.trace);
+    }
+    observer.findings(total.findings);
+    if !total.printed.is_empty() {
+        observer.printed(total.printed);
+    }
+    if let Some(map) = total.fetch_map {
+        observer.fetch_map(map);
+    }
+    Ok(LaunchStats {
+        per_pc: total.per_pc,
+        shared_requests: total.shared_requests,
+        bank_conflicts: total.bank_conflicts,
+        blocks: total.blocks,
+    })
 }
 
 /// Runs one block; a panic inside the emulator (our bug, never the kernel's) becomes a fault

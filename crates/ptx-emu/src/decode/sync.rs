@@ -2,7 +2,7 @@
 //! `shfl.sync`, `vote`, `match.sync`, `activemask`, `redux.sync`.
 
 use super::{Decoder, name_of};
-use crate::emu::ir::*;
+use crate::ir::*;
 use crate::ptx::ast::{self, Operand};
 
 impl Decoder {

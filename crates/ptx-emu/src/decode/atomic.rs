@@ -2,7 +2,7 @@
 //! memory, 32- and 64-bit, integer and float add.
 
 use super::Decoder;
-use crate::emu::ir::*;
+use crate::ir::*;
 use crate::ptx::ast;
 
 impl Decoder {

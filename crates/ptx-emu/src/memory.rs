@@ -63,9 +63,14 @@ pub fn aligned(address: u64, bytes: u32) -> bool {
     }
 }
 
+/// A global buffer of a [`GlobalMemory`], numbered in the order it was allocated (the
+/// first allocation is `BufferId(0)`). Traces and findings name buffers by it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize)]
+pub struct BufferId(pub u32);
+
 #[derive(Default)]
 pub struct GlobalMemory {
-    pub buffers: Vec<GlobalBuffer>,
+    pub(crate) buffers: Vec<GlobalBuffer>,
     /// Whether accesses are checked for races between blocks (`global_races`).
     pub track_races: bool,
     /// Lock stripes for 8-byte atomics.
@@ -112,7 +117,7 @@ impl GlobalMemory {
     /// The race state of `buffer` for an access (`store`: made at the first store), when the
     /// launch tracks races and the buffer is small enough; None otherwise.
     #[inline]
-    pub fn races(&self, buffer: usize, store: bool) -> Option<&GlobalShadow> {
+    pub(crate) fn races(&self, buffer: usize, store: bool) -> Option<&GlobalShadow> {
         let b = &self.buffers[buffer];
         if !self.track_races || b.words.len() > TRACKED_WORDS {
             return None;
@@ -124,16 +129,16 @@ impl GlobalMemory {
         }
     }
 
-    /// Whether a store landed in buffer `index` (known for a buffer from `alloc_input`).
-    pub fn stored_into(&self, index: usize) -> bool {
-        self.buffers[index].stored_into.load(Ordering::Relaxed)
+    /// Whether a store landed in `buffer` (known for a buffer from `alloc_input`).
+    pub fn stored_into(&self, buffer: BufferId) -> bool {
+        self.buffers[buffer.0 as usize].stored_into.load(Ordering::Relaxed)
     }
 
     /// The 32 words of `buffer` from word `first` on, when all lie inside it: a warp's row
     /// of 4-byte elements, lane `l` at word `first + l`, read or written without working
     /// out each lane's word and checking its bounds (stores must call `note_store`).
     #[inline(always)]
-    pub fn row_words(&self, buffer: usize, first: isize) -> Option<&[AtomicU32; 32]> {
+    pub(crate) fn row_words(&self, buffer: usize, first: isize) -> Option<&[AtomicU32; 32]> {
         let first = usize::try_from(first).ok()?;
         self.buffers[buffer].words.get(first..first + 32)?.try_into().ok()
     }
@@ -141,17 +146,16 @@ impl GlobalMemory {
     /// Remembers a store into `buffer` when that buffer is watched; a read of a flag that
     /// rarely changes, so the threads do not fight over its cache line.
     #[inline(always)]
-    pub fn note_store(&self, buffer: usize) {
+    pub(crate) fn note_store(&self, buffer: usize) {
         let b = &self.buffers[buffer];
         if b.watch_stores && !b.stored_into.load(Ordering::Relaxed) {
             b.stored_into.store(true, Ordering::Relaxed);
         }
     }
 
-    /// Buffer `index`'s contents as floats, moved out without a copy (the buffer is left
-    /// empty).
-    pub fn take_f32(&mut self, index: usize) -> Vec<f32> {
-        let b = &mut self.buffers[index];
+    /// `buffer`'s contents as floats, moved out without a copy (the buffer is left empty).
+    pub fn take_f32(&mut self, buffer: BufferId) -> Vec<f32> {
+        let b = &mut self.buffers[buffer.0 as usize];
         b.bytes = 0;
         // SAFETY: f32 has the size and alignment of AtomicU32 and every bit pattern is a
         // valid f32; `&mut self` means no access is in flight.
@@ -160,7 +164,7 @@ impl GlobalMemory {
 
     /// Buffer index holding `[address, address + bytes)`.
     #[inline]
-    pub fn find(&self, address: u64, bytes: u32) -> Result<usize, AccessError> {
+    pub(crate) fn find(&self, address: u64, bytes: u32) -> Result<usize, AccessError> {
         if !aligned(address, bytes) {
             return Err(AccessError::Misaligned);
         }
@@ -173,7 +177,7 @@ impl GlobalMemory {
     }
 
     #[inline]
-    pub fn load(&self, buffer: usize, address: u64, bytes: u32) -> u64 {
+    pub(crate) fn load(&self, buffer: usize, address: u64, bytes: u32) -> u64 {
         let b = &self.buffers[buffer];
         let offset = address - b.base;
         let word = (offset / 4) as usize;
@@ -191,7 +195,7 @@ impl GlobalMemory {
 
     /// A 4- or 8-byte load at word `word` of `buffer` (aligned and in bounds: the caller checked).
     #[inline(always)]
-    pub fn load_words(&self, buffer: usize, word: usize, bytes: u64) -> u64 {
+    pub(crate) fn load_words(&self, buffer: usize, word: usize, bytes: u64) -> u64 {
         let w = &self.buffers[buffer].words;
         let low = w[word].load(Ordering::Relaxed) as u64;
         if bytes == 8 {
@@ -203,7 +207,7 @@ impl GlobalMemory {
 
     /// A 4- or 8-byte store at word `word` of `buffer` (aligned and in bounds).
     #[inline(always)]
-    pub fn store_words(&self, buffer: usize, word: usize, bytes: u64, value: u64) {
+    pub(crate) fn store_words(&self, buffer: usize, word: usize, bytes: u64, value: u64) {
         self.note_store(buffer);
         let w = &self.buffers[buffer].words;
         w[word].store(value as u32, Ordering::Relaxed);
@@ -213,7 +217,7 @@ impl GlobalMemory {
     }
 
     #[inline]
-    pub fn store(&self, buffer: usize, address: u64, bytes: u32, value: u64) {
+    pub(crate) fn store(&self, buffer: usize, address: u64, bytes: u32, value: u64) {
         self.note_store(buffer);
         let b = &self.buffers[buffer];
         let offset = address - b.base;
@@ -236,7 +240,7 @@ impl GlobalMemory {
 
     /// Atomically replaces the `bytes` (4 or 8) at `address` with `f(old)`; returns `old`.
     /// 8-byte values take a lock stripe: the words are 4 bytes each.
-    pub fn read_modify_write(&self, buffer: usize, address: u64, bytes: u32, f: impl Fn(u64) -> u64) -> u64 {
+    pub(crate) fn read_modify_write(&self, buffer: usize, address: u64, bytes: u32, f: impl Fn(u64) -> u64) -> u64 {
         self.note_store(buffer);
         let b = &self.buffers[buffer];
         let word = ((address - b.base) / 4) as usize;
@@ -254,7 +258,7 @@ impl GlobalMemory {
     }
 
     /// Allocates module-scope variable bytes at a fixed `base` (see `Program::globals`).
-    pub fn alloc_bytes_at(&mut self, name: &str, base: u64, bytes: u64, init: &[u8]) {
+    pub(crate) fn alloc_bytes_at(&mut self, name: &str, base: u64, bytes: u64, init: &[u8]) {
         let words = (0..bytes.div_ceil(4) as usize)
             .map(|w| {
                 let mut v = [0u8; 4];
@@ -269,7 +273,7 @@ impl GlobalMemory {
 
     /// A NUL-terminated string at `address` (printf formats, assert messages), at most
     /// `limit` bytes; None when the address is in no buffer.
-    pub fn read_c_string(&self, address: u64, limit: usize) -> Option<String> {
+    pub(crate) fn read_c_string(&self, address: u64, limit: usize) -> Option<String> {
         let buffer = self.find(address, 1).ok()?;
         let b = &self.buffers[buffer];
         let mut bytes = Vec::new();
@@ -288,7 +292,7 @@ impl GlobalMemory {
     /// Where an address lies, in words a learner can act on: inside a buffer (`byte 6 of
     /// `in` (132 bytes)`), before the first buffer, past the end of one (and before the
     /// next: between two buffers), or near address 0 (a null pointer and an offset).
-    pub fn describe_address(&self, address: u64) -> String {
+    pub(crate) fn describe_address(&self, address: u64) -> String {
         const NULL_PAGE: u64 = 1 << 16;
         if address < NULL_PAGE {
             return format!("a null pointer plus {address} bytes");

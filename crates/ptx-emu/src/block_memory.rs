@@ -6,12 +6,12 @@ use super::block::{BlockRunner, Scratch};
 use super::fault::{EmuFault, EmuFaultKind};
 use super::global_races::{Access, Who};
 use super::ir::{Addr, Kind, MemSpace};
-use super::memory::{AccessError, LOCAL_WINDOW, SHARED_WINDOW, WINDOW_SIZE};
+use super::memory::{AccessError, BufferId, LOCAL_WINDOW, SHARED_WINDOW, WINDOW_SIZE};
 use super::shared::{Accessor, bank_conflicts};
 use super::stats::TraceSpace;
 use super::stats::{RawFinding, TracedAccess};
 use super::warp::Warp;
-use crate::backend::FindingKind;
+use crate::FindingKind;
 
 /// Where one lane's access goes once generic addresses are resolved.
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -178,7 +178,7 @@ impl BlockRunner<'_> {
             count: 1,
             seq: 0,
             other_block: known.then(|| block_of(c.other.block)),
-            buffer: Some(b.name.clone()),
+            buffer: Some(BufferId(buffer as u32)),
             same_warp: false,
         });
     }
@@ -245,7 +245,7 @@ impl BlockRunner<'_> {
         l: usize,
         pc: usize,
         space: TraceSpace,
-        buffer: Option<String>,
+        buffer: Option<BufferId>,
         offset: u64,
         bytes: u32,
         store: bool,
@@ -401,15 +401,14 @@ impl BlockRunner<'_> {
                                     }
                                 }
                                 if self.tracing(warp, l) {
-                                    let b = &self.mem.buffers[buffer];
-                                    let (name, offset) = (b.name.clone(), at - b.base);
+                                    let offset = at - self.mem.buffers[buffer].base;
                                     let value = if is_store { store_values[e][l] } else { loaded[e][l] };
                                     self.trace(
                                         warp,
                                         l,
                                         pc,
                                         TraceSpace::Global,
-                                        Some(name),
+                                        Some(BufferId(buffer as u32)),
                                         offset,
                                         bytes,
                                         is_store,

@@ -8,10 +8,10 @@ use super::fetch_map::{FetchCounter, FetchMap, FetchWindow};
 use super::ir::*;
 use super::memory::{GlobalMemory, LOCAL_WINDOW, SHARED_WINDOW};
 use super::shared::SharedMemory;
-use super::stats::{LaunchStats, RawFinding};
+use super::stats::{RawFinding, Tally};
 use super::warp::{BarrierWait, FULL, Frame, WARP_SYNC, Warp, WarpState};
-use crate::backend::CancelFlag;
-use crate::backend::FindingKind;
+use crate::CancelFlag;
+use crate::FindingKind;
 use std::mem::MaybeUninit;
 use std::sync::atomic::{AtomicBool, Ordering};
 
@@ -60,7 +60,7 @@ pub struct BlockRunner<'a> {
     pub warps: Vec<Warp>,
     pub shared: SharedMemory,
     pub barriers: Barriers,
-    pub stats: LaunchStats,
+    pub stats: Tally,
     pub ctaid: [u32; 3],
     pub block_index: u64,
     pub abort: &'a AtomicBool,
@@ -114,7 +114,7 @@ impl<'a> BlockRunner<'a> {
                 .collect(),
             shared: SharedMemory::with_warp_size(shared_bytes as usize, cfg.check_hazards, lanes),
             barriers: Barriers::default(),
-            stats: LaunchStats::new(prog.insts.len()),
+            stats: Tally::new(prog.insts.len()),
             ctaid: [0; 3],
             block_index: 0,
             abort,

@@ -1,6 +1,8 @@
 //! Counters one launch collects, per instruction and in total, merged across host threads.
 
-use crate::backend::FindingKind;
+use crate::FindingKind;
+use crate::fetch_map::FetchMap;
+use crate::memory::BufferId;
 
 /// Per PTX instruction (global loads and stores get sector figures).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -36,7 +38,7 @@ pub struct RawFinding {
     /// A global race: the other block (None when several blocks read and which is not
     /// known), and the buffer whose byte `byte` is.
     pub other_block: Option<[u32; 3]>,
-    pub buffer: Option<String>,
+    pub buffer: Option<BufferId>,
     /// A shared race between two lanes of one warp (what `__syncwarp()` would order).
     pub same_warp: bool,
 }
@@ -65,14 +67,19 @@ pub struct TracedAccess {
     #[serde(default)]
     pub ptx_line: u32,
     pub space: TraceSpace,
-    /// Global buffer name, for global reads.
-    pub buffer: Option<String>,
+    /// The global buffer, for global accesses.
+    pub buffer: Option<BufferId>,
     /// Byte offset into the buffer or into shared memory.
     pub offset: u64,
     pub bytes: u32,
     /// The bits loaded or stored (the diagram matches shared loads to input values).
     pub value: u64,
 }
+
+/// At most this many lines and bytes of `printf` text are kept per launch; the rest is
+/// counted in `cut_lines` / `cut_bytes`.
+pub const PRINTED_LINES_KEPT: usize = 4096;
+pub const PRINTED_BYTES_KEPT: usize = 1 << 20;
 
 /// What `printf` wrote in one host thread's blocks, capped like the report's output (the
 /// lowest blocks' text is kept, so merged and sorted by block it is the launch's beginning).
@@ -88,9 +95,8 @@ pub struct Printed {
 
 impl Printed {
     pub fn push(&mut self, block: u64, text: String) {
-        use crate::report::output::{MAX_BYTES, MAX_LINES};
         let lines = text.matches('\n').count().max(1);
-        if self.kept_lines + lines > MAX_LINES || self.kept_bytes + text.len() > MAX_BYTES {
+        if self.kept_lines + lines > PRINTED_LINES_KEPT || self.kept_bytes + text.len() > PRINTED_BYTES_KEPT {
             self.cut_lines += lines as u64;
             self.cut_bytes += text.len() as u64;
             return;
@@ -112,21 +118,18 @@ impl Printed {
         self.cut_bytes += other.cut_bytes;
     }
 
-    /// The launch's output in block order, capped.
-    pub fn to_output(&self, launch: &str) -> crate::backend::KernelOutput {
+    /// The kept text in block order (each block's calls in the order it made them).
+    pub fn in_block_order(&self) -> String {
         let mut chunks: Vec<&(u64, String)> = self.chunks.iter().collect();
         chunks.sort_by_key(|(block, _)| *block);
-        let text: String = chunks.iter().map(|(_, t)| t.as_str()).collect();
-        let mut out = crate::backend::KernelOutput::new(launch);
-        out.push_text(&text);
-        out.lines_not_shown += self.cut_lines;
-        out.bytes_not_shown += self.cut_bytes;
-        out
+        chunks.iter().map(|(_, t)| t.as_str()).collect()
     }
 }
 
+/// What one host thread counted over its blocks, merged into the launch's at the end; split
+/// into [`LaunchStats`] (returned) and observer events by `launch`.
 #[derive(Debug, Clone, Default)]
-pub struct LaunchStats {
+pub(crate) struct Tally {
     pub per_pc: Vec<PcStats>,
     pub shared_requests: u64,
     pub bank_conflicts: u64,
@@ -135,17 +138,20 @@ pub struct LaunchStats {
     pub blocks: u64,
     pub printed: Printed,
     /// The heat map's counts, when the launch asked for them.
-    pub fetch_map: Option<super::fetch_map::FetchMap>,
+    pub fetch_map: Option<FetchMap>,
+}
+
+/// The counters of one launch: per PTX instruction (index = pc) and in total. Traces,
+/// findings, printf text and fetch maps are not here: they are [`crate::Observer`] events.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct LaunchStats {
+    pub per_pc: Vec<PcStats>,
+    pub shared_requests: u64,
+    pub bank_conflicts: u64,
+    pub blocks: u64,
 }
 
 impl LaunchStats {
-    pub fn new(instructions: usize) -> LaunchStats {
-        LaunchStats {
-            per_pc: vec![PcStats::default(); instructions],
-            ..LaunchStats::default()
-        }
-    }
-
     /// All warp-level instructions executed (any kind): the per-instruction counts summed
     /// here, not counted twice in the interpreter's loop.
     pub fn warp_insts(&self) -> u64 {
@@ -155,6 +161,20 @@ impl LaunchStats {
     /// The active lanes of [`LaunchStats::warp_insts`].
     pub fn lane_insts(&self) -> u64 {
         self.per_pc.iter().map(|p| p.active_lanes).sum()
+    }
+
+    /// Global-memory sectors of every instruction.
+    pub fn sectors(&self) -> u64 {
+        self.per_pc.iter().map(|p| p.sectors).sum()
+    }
+}
+
+impl Tally {
+    pub fn new(instructions: usize) -> Tally {
+        Tally {
+            per_pc: vec![PcStats::default(); instructions],
+            ..Tally::default()
+        }
     }
 
     /// Adds a finding; one entry per (kind, instruction), keeping the earliest place (the
@@ -181,7 +201,7 @@ impl LaunchStats {
         self.findings.sort_by_key(|f| (f.block_index, f.seq));
     }
 
-    pub fn merge(&mut self, other: LaunchStats) {
+    pub fn merge(&mut self, other: Tally) {
         for (a, b) in self.per_pc.iter_mut().zip(&other.per_pc) {
             a.warp_insts += b.warp_insts;
             a.active_lanes += b.active_lanes;

@@ -20,7 +20,7 @@
 //! (shuffles, votes) order no memory: the CUDA programming guide says so, and racecheck
 //! agrees (docs/measurements.md, the hazard corpus).
 
-use crate::backend::FindingKind;
+use crate::FindingKind;
 
 /// An empty thread slot.
 const NONE: u32 = u32::MAX;

@@ -3,7 +3,7 @@
 //! half precision (`__half`, `__nv_bfloat16` and their x2 forms).
 
 use super::Decoder;
-use crate::emu::ir::*;
+use crate::ir::*;
 use crate::ptx::ast::{self, Operand};
 
 /// `.f16`, `.bf16`, `.f16x2`, `.bf16x2`: (bf16, x2).

@@ -99,7 +99,6 @@ pub enum FUnOp {
     Abs,
     Rcp,
     Sqrt,
-    Rsqrt,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -708,46 +707,192 @@ impl Inst {
             }
         )
     }
-
-    /// Loads (and atomics that return a value) count as load sectors; stores and `red` as
-    /// store sectors, as the report splits them.
-    pub fn is_store_like(&self) -> bool {
-        matches!(self.kind, Kind::St { .. } | Kind::Atom { d: None, .. })
-    }
 }
 
 /// A decoded kernel, ready to launch.
 #[derive(Debug, Clone)]
 pub struct Program {
-    pub name: String,
-    pub insts: Vec<Inst>,
-    pub value_regs: usize,
-    pub pred_regs: usize,
+    pub(crate) name: String,
+    pub(crate) insts: Vec<Inst>,
+    pub(crate) value_regs: usize,
+    pub(crate) pred_regs: usize,
     /// Bytes of static shared memory.
-    pub shared_bytes: u64,
+    pub(crate) shared_bytes: u64,
     /// Offset where dynamic (extern) shared memory starts, if declared.
-    pub dynamic_shared_offset: Option<u64>,
-    pub local_bytes: u64,
+    pub(crate) dynamic_shared_offset: Option<u64>,
+    pub(crate) local_bytes: u64,
     /// (offset, bytes) of each kernel parameter in the parameter buffer.
-    pub params: Vec<(u64, u32)>,
-    pub param_bytes: u64,
+    pub(crate) params: Vec<(u64, u32)>,
+    pub(crate) param_bytes: u64,
     /// Initial contents of `.const` space.
-    pub const_data: Vec<u8>,
+    pub(crate) const_data: Vec<u8>,
     /// Reconvergence point (immediate post-dominator) of each instruction's block; `EXIT`
     /// when the paths only meet at the kernel's end.
-    pub reconverge: Vec<u32>,
-    pub reqntid: Option<[u32; 3]>,
+    pub(crate) reconverge: Vec<u32>,
+    pub(crate) reqntid: Option<[u32; 3]>,
     /// `.file` index -> path.
-    pub files: Vec<(u32, String)>,
+    pub(crate) files: Vec<(u32, String)>,
     /// Each instruction's quick form (`General` for those `execute` runs), one per
     /// instruction of `insts`.
-    pub quick: Vec<Quick>,
+    pub(crate) quick: Vec<Quick>,
     /// Module-scope `.global` variables (`__device__` variables, printf format strings):
     /// allocated in global memory at `address` for every launch.
-    pub globals: Vec<GlobalVar>,
+    pub(crate) globals: Vec<GlobalVar>,
+}
+
+/// What an instruction does with memory, for callers that explain it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum AccessKind {
+    Load,
+    Store,
+    /// An atomic that returns the old value (a read-modify-write a learner reads as an update).
+    Atomic,
+    /// An atomic whose result is unused (`red`-like): counted as a store by the hardware.
+    Reduction,
+}
+
+/// One decoded instruction, as callers outside the emulator see it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct InstructionInfo<'a> {
+    pub pc: u32,
+    /// Source line from `.loc` (0 when the compiler gave none) and its `.file` index.
+    pub line: u32,
+    pub file: u32,
+    /// The instruction's line in the PTX text.
+    pub ptx_line: u32,
+    /// The opcode as written (`ld.global.nc.f32`).
+    pub opcode: &'a str,
+    /// Loads, stores and atomics in global (or generic) space: the ones that issue sectors.
+    pub global: Option<AccessKind>,
+    /// Any load, store or atomic, in any space.
+    pub access: Option<AccessKind>,
+}
+
+impl InstructionInfo<'_> {
+    /// A store or a reduction: what the sector metric counts as a write.
+    pub fn is_store_like(&self) -> bool {
+        matches!(self.access, Some(AccessKind::Store | AccessKind::Reduction))
+    }
 }
 
 impl Program {
+    /// The entry's name.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// Instructions (one per pc).
+    pub fn len(&self) -> usize {
+        self.insts.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.insts.is_empty()
+    }
+
+    /// The instruction at `pc`.
+    pub fn instruction(&self, pc: u32) -> Option<InstructionInfo<'_>> {
+        let inst = self.insts.get(pc as usize)?;
+        let access = match &inst.kind {
+            Kind::Ld { .. } => Some(AccessKind::Load),
+            Kind::St { .. } => Some(AccessKind::Store),
+            Kind::Atom { d: None, .. } => Some(AccessKind::Reduction),
+            Kind::Atom { .. } => Some(AccessKind::Atomic),
+            _ => None,
+        };
+        Some(InstructionInfo {
+            pc,
+            line: inst.line,
+            file: inst.file,
+            ptx_line: inst.ptx_line,
+            opcode: &inst.opcode,
+            global: access.filter(|_| inst.is_global_access()),
+            access,
+        })
+    }
+
+    /// Every instruction, in pc order.
+    pub fn instructions(&self) -> impl Iterator<Item = InstructionInfo<'_>> {
+        (0..self.insts.len() as u32).filter_map(|pc| self.instruction(pc))
+    }
+
+    /// The name of the `index`th module-scope `.global` variable, in the order
+    /// [`Program::place_globals`] allocates them.
+    pub fn global_name(&self, index: usize) -> Option<&str> {
+        self.globals.get(index).map(|g| g.name.as_str())
+    }
+
+    /// `.file` index -> path, as the PTX declares them.
+    pub fn files(&self) -> &[(u32, String)] {
+        &self.files
+    }
+
+    /// The parameter buffer for `values`, one per kernel parameter in order (pointers are
+    /// addresses from [`crate::GlobalMemory`], integers their value), each written in the
+    /// parameter's own width at its offset.
+    pub fn parameter_buffer(&self, values: &[u64]) -> Vec<u8> {
+        let mut params = vec![0u8; self.param_bytes as usize];
+        for (value, &(offset, bytes)) in values.iter().zip(&self.params) {
+            let o = offset as usize;
+            params[o..o + bytes as usize].copy_from_slice(&value.to_le_bytes()[..bytes as usize]);
+        }
+        params
+    }
+
+    /// Allocates the module's `.global` variables (`__device__` variables, printf formats)
+    /// in `mem` at the addresses the program was decoded with.
+    pub fn place_globals(&self, mem: &mut crate::GlobalMemory) {
+        for g in &self.globals {
+            mem.alloc_bytes_at(&g.name, g.address, g.bytes, &g.init);
+        }
+    }
+
+    /// The decoded program without its source positions (`.loc` lines and files), as text:
+    /// equal for two PTX texts that differ only in whitespace, comments or `.loc` lines.
+    pub fn shape(&self) -> String {
+        let insts: Vec<String> = self
+            .insts
+            .iter()
+            .map(|i| format!("{:?} {:?} {}", i.kind, i.guard, i.opcode))
+            .collect();
+        format!(
+            "{insts:#?}\nregs {} {} shared {} local {} params {:?} {} const {:?} reconverge {:?} reqntid {:?}",
+            self.value_regs,
+            self.pred_regs,
+            self.shared_bytes,
+            self.local_bytes,
+            self.params,
+            self.param_bytes,
+            self.const_data,
+            self.reconverge,
+            self.reqntid
+        )
+    }
+
+    /// A copy that claims no predicate registers, so that the first instruction using one
+    /// panics inside the emulator: for testing that a caller survives the emulator's own
+    /// bugs (the launch turns the panic into [`crate::EmuFaultKind::Internal`]).
+    #[doc(hidden)]
+    pub fn broken_for_tests(&self) -> Program {
+        let mut broken = self.clone();
+        broken.pred_regs = 0;
+        broken
+    }
+
+    /// Bytes of static shared memory per block, and of local memory per thread.
+    pub fn shared_bytes(&self) -> u64 {
+        self.shared_bytes
+    }
+
+    pub fn local_bytes(&self) -> u64 {
+        self.local_bytes
+    }
+
+    /// Predicate registers the program uses.
+    pub fn predicate_registers(&self) -> usize {
+        self.pred_regs
+    }
+
     /// This program with every instruction on `execute`'s general path: what the quick
     /// forms are tested against.
     pub fn without_quick_forms(&self) -> Program {
@@ -800,7 +945,7 @@ impl Kind {
 }
 
 // Quick forms: the plain ALU instructions with their operands resolved, made by
-// `quick::quick_form` and run by `Quick::run` (src/emu/quick.rs).
+// `quick::quick_form` and run by `Quick::run` (quick.rs).
 
 /// A source operand: a register (inside the file: checked when decoded) or an immediate.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

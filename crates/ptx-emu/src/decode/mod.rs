@@ -985,3 +985,12 @@ fn special(name: &str) -> Option<Special> {
         _ => return None,
     })
 }
+
+impl Program {
+    /// Parses a PTX module and decodes its entry `entry` (here, not in ir.rs: the decoder
+    /// depends on the IR, not the other way round).
+    pub fn from_ptx(ptx: &str, entry: &str) -> Result<Program, crate::ptx::PtxError> {
+        let module = crate::ptx::parse_module(ptx)?;
+        decode_entry(&module, entry)
+    }
+}

@@ -1,0 +1,18 @@
+//! Hazards the emulator reports without stopping the launch.
+
+use serde::{Deserialize, Serialize};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum FindingKind {
+    /// Shared memory read before any thread of the block wrote it in this launch.
+    UninitialisedSharedRead,
+    /// Two threads touched one shared word, at least one writing, with no barrier between.
+    SharedRace,
+    /// Threads of one block completed a barrier through different `__syncthreads()` calls
+    /// (sm_70 and later count arrivals per barrier, but CUDA leaves this undefined).
+    DivergentBarrier,
+    /// Threads of two different blocks touched the same global bytes in one launch, at least
+    /// one of them writing (nothing orders blocks within a launch).
+    GlobalRace,
+}
