@@ -13,11 +13,11 @@ run: build
 	$(CARGO) run --release --quiet
 
 lint:
-	$(CARGO) fmt --check
-	$(CARGO) clippy --release --all-targets -- -D warnings
+	$(CARGO) fmt --all --check
+	$(CARGO) clippy --release --workspace --all-targets -- -D warnings
 
 test: setup lint
-	$(CARGO) test --release
+	$(CARGO) test --release --workspace
 
 bench: setup
 	$(CARGO) bench

@@ -174,8 +174,7 @@ pub(crate) fn run_stages(
         (Err(KernelFault::ProfilingRestricted { message }), Some(counter)) => count_elsewhere(
             lesson,
             request,
-            &kernel,
-            checked,
+            (&kernel, checked),
             counter,
             &message,
             profile_seed,
@@ -245,17 +244,18 @@ pub(crate) fn run_stages(
 }
 
 /// The profile `counter` takes of the same kernel (compiled again when its target is not
-/// the backend's), marked with why the backend's own figures are missing.
+/// the backend's), marked with why the backend's own figures are missing. `checked`: the
+/// backend's kernel and what the machine-code check found in it.
 fn count_elsewhere(
     lesson: &Lesson,
     request: &RunRequest,
-    kernel: &CompiledKernel,
-    machine_code: Option<&MachineCode>,
+    checked: (&CompiledKernel, Option<&MachineCode>),
     counter: &mut dyn Backend,
     why: &str,
     seed: u64,
     cancel: &CancelFlag,
 ) -> Result<SectorProfile, KernelFault> {
+    let (kernel, machine_code) = checked;
     let recompiled;
     // The machine-code check is keyed by the checked PTX's lines: it applies only to that PTX.
     let (kernel, machine_code) = if kernel.target == counter.target() {

@@ -195,20 +195,12 @@ fn the_emulator_crate_has_no_import_cycles_and_no_haloscope_types() {
 #[test]
 fn no_import_cycles_in_src() {
     let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
-    let (top, inner) = graphs(&src);
+    let (top, _) = graphs(&src);
     assert!(
         top.contains_key("pipeline") && top["backends"].contains("pipeline"),
         "the graph was read: {top:?}"
     );
-    let mut found = Vec::new();
-    for c in cycles(&top) {
-        found.push(format!("src/: {}", c.join(" <-> ")));
-    }
-    for (module, g) in &inner {
-        for c in cycles(g) {
-            found.push(format!("src/{module}/: {}", c.join(" <-> ")));
-        }
-    }
+    let found = cycles_in(&src, "src/");
     assert!(
         found.is_empty(),
         "import cycles (docs/architecture.md draws the layers):\n{}",

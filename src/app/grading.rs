@@ -4,7 +4,7 @@
 
 use super::App;
 use super::theme::palette;
-use crate::grade::table::{GradeRow, GradeTable};
+use crate::grade::table::{GradeRow, GradeTable, GradeVerdict};
 use crate::report::{RunReport, thousands};
 use egui::{RichText, Ui};
 use std::path::{Path, PathBuf};
@@ -87,8 +87,12 @@ fn rows(ui: &mut Ui, view: &mut GradingView, pal: &super::theme::Palette) {
                     if ui.selectable_label(view.selected == Some(i), &row.student).clicked() {
                         view.selected = Some(i);
                     }
-                    let colour = if row.verdict == "pass" { pal.pass } else { pal.fail };
-                    ui.colored_label(colour, &row.verdict);
+                    let colour = if row.verdict == GradeVerdict::PASS {
+                        pal.pass
+                    } else {
+                        pal.fail
+                    };
+                    ui.colored_label(colour, row.verdict.as_str());
                     ui.label(row.sectors.map_or("-".into(), thousands));
                     ui.end_row();
                 }
@@ -103,7 +107,11 @@ fn submission(ui: &mut Ui, view: &GradingView, pal: &super::theme::Palette) {
     };
     let row: &GradeRow = &view.table.rows[i];
     ui.label(RichText::new(format!("{} — {}", row.student, row.file)).strong());
-    let colour = if row.verdict == "pass" { pal.pass } else { pal.fail };
+    let colour = if row.verdict == GradeVerdict::PASS {
+        pal.pass
+    } else {
+        pal.fail
+    };
     ui.colored_label(colour, format!("{}: {}", row.verdict, row.message));
     ui.label(
         RichText::new(format!(

@@ -3,6 +3,7 @@
 //! fail forty students.
 
 use super::GradeArgs;
+use crate::grade::table::GradeVerdict;
 use crate::grade::{GradeOptions, grade};
 use crate::lesson::{Course, load_lesson};
 use crate::report::Verdict;
@@ -74,7 +75,7 @@ pub fn run(course_dir: &Path, args: &GradeArgs) -> i32 {
     };
     bar.finish_and_clear();
     let rows = &graded.table.rows;
-    let passed = rows.iter().filter(|r| r.verdict == "pass").count();
+    let passed = rows.iter().filter(|r| r.verdict == GradeVerdict::PASS).count();
     println!(
         "graded {} submissions ({} run, {} unchanged since the last grading) in {:.1} s, seed {seed}: {passed} pass",
         rows.len(),

@@ -14,7 +14,7 @@ use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 use submissions::{Submission, content_hash, student_seed};
-use table::{GradeRow, GradeTable};
+use table::{GradeRow, GradeTable, NoReport};
 
 pub struct GradeOptions {
     pub lesson: Lesson,
@@ -146,7 +146,7 @@ fn reusable(previous: &GradeTable, options: &GradeOptions, submission: &Submissi
         .iter()
         .find(|r| r.student == submission.student && r.file == file && r.content_hash == hash)
         // A row cut short by the machine (time limit, crash) is tried again.
-        .filter(|r| !matches!(r.verdict.as_str(), "timeout" | "crashed" | "infra-error"))
+        .filter(|r| !r.verdict.cut_short())
         .cloned()
 }
 
@@ -163,7 +163,7 @@ fn grade_one(
         return GradeRow::without_report(
             &submission.student,
             "",
-            "missing",
+            NoReport::Missing,
             "no .cu or .rs file in the student's folder".into(),
             seed,
             String::new(),
@@ -200,11 +200,11 @@ fn grade_one(
             row
         }
         Err(failure) => {
-            let verdict = match failure {
-                ChildFailure::TimedOut(_) => "timeout",
-                _ => "crashed",
+            let why = match failure {
+                ChildFailure::TimedOut(_) => NoReport::Timeout,
+                _ => NoReport::Crashed,
             };
-            GradeRow::without_report(&submission.student, &name, verdict, failure.describe(), seed, hash)
+            GradeRow::without_report(&submission.student, &name, why, failure.describe(), seed, hash)
         }
     };
     if !submission.ignored.is_empty() {

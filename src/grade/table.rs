@@ -2,9 +2,65 @@
 //! (for the app and for re-runs, which reuse rows whose content hash is unchanged).
 
 use crate::lesson::Lesson;
-use crate::report::RunReport;
+use crate::report::{RunReport, Verdict};
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
+
+/// A row's verdict: the run's own, or why the grading process gave no report. Written as
+/// the same kebab-case words either way (`pass`, `gate-fail`, ..., `timeout`, `crashed`,
+/// `missing`), so the table's CSV and JSON read as before.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum GradeVerdict {
+    Run(Verdict),
+    NoReport(NoReport),
+}
+
+/// Why a submission has no report.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum NoReport {
+    /// The child ran past the time limit and was killed.
+    Timeout,
+    /// The child ended without a report (a signal, out of memory, unreadable output).
+    Crashed,
+    /// The student's folder held no kernel.
+    Missing,
+}
+
+impl GradeVerdict {
+    pub const PASS: GradeVerdict = GradeVerdict::Run(Verdict::Pass);
+
+    /// The word the table writes.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            GradeVerdict::Run(v) => v.as_str(),
+            GradeVerdict::NoReport(NoReport::Timeout) => "timeout",
+            GradeVerdict::NoReport(NoReport::Crashed) => "crashed",
+            GradeVerdict::NoReport(NoReport::Missing) => "missing",
+        }
+    }
+
+    /// A row the machine cut short (time limit, crash, infrastructure), to be tried again.
+    pub fn cut_short(self) -> bool {
+        matches!(
+            self,
+            GradeVerdict::NoReport(NoReport::Timeout | NoReport::Crashed) | GradeVerdict::Run(Verdict::InfraError)
+        )
+    }
+}
+
+impl std::fmt::Display for GradeVerdict {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl PartialEq<&str> for GradeVerdict {
+    fn eq(&self, other: &&str) -> bool {
+        self.as_str() == *other
+    }
+}
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct GradeRow {
@@ -14,7 +70,7 @@ pub struct GradeRow {
     /// `pass`, `gate-fail`, `wrong-results`, `compile-error`, `contract-error`,
     /// `kernel-fault`, `infra-error` (the run's verdict), or `timeout` / `crashed` when the
     /// grading process gave no report, or `missing` when the folder held no kernel.
-    pub verdict: String,
+    pub verdict: GradeVerdict,
     /// `haloscope run`'s exit code (docs/teaching.md); -1 when the process gave none.
     pub exit_code: i32,
     pub sectors: Option<u64>,
@@ -42,7 +98,7 @@ impl GradeRow {
     pub fn without_report(
         student: &str,
         file: &str,
-        verdict: &str,
+        why: NoReport,
         message: String,
         seed: u64,
         hash: String,
@@ -50,7 +106,7 @@ impl GradeRow {
         GradeRow {
             student: student.to_string(),
             file: file.to_string(),
-            verdict: verdict.to_string(),
+            verdict: GradeVerdict::NoReport(why),
             exit_code: -1,
             sectors: None,
             gate: None,
@@ -70,15 +126,11 @@ impl GradeRow {
     }
 
     pub fn from_report(student: &str, file: &str, lesson: &Lesson, report: &RunReport, hash: String) -> GradeRow {
-        let verdict = serde_json::to_value(report.verdict)
-            .ok()
-            .and_then(|v| v.as_str().map(str::to_string))
-            .unwrap_or_default();
         let sectors = report.profile.as_ref().map(|p| p.sectors);
         GradeRow {
             student: student.to_string(),
             file: file.to_string(),
-            verdict,
+            verdict: GradeVerdict::Run(report.verdict),
             exit_code: report.exit_code,
             sectors,
             gate: Some(lesson.gate.below),
@@ -145,7 +197,7 @@ impl GradeTable {
             csv.write_record([
                 r.student.clone(),
                 r.file.clone(),
-                r.verdict.clone(),
+                r.verdict.to_string(),
                 r.exit_code.to_string(),
                 opt(r.sectors),
                 opt(r.gate),
@@ -164,5 +216,33 @@ impl GradeTable {
             .map_err(|e| e.to_string())?;
         }
         csv.flush().map_err(|e| e.to_string())
+    }
+}
+
+#[cfg(test)]
+mod verdict_tests {
+    use super::*;
+
+    #[test]
+    fn a_grade_verdict_is_written_and_read_as_the_same_word() {
+        let all = [
+            Verdict::Pass,
+            Verdict::GateFail,
+            Verdict::WrongResults,
+            Verdict::CompileError,
+            Verdict::ContractError,
+            Verdict::KernelFault,
+            Verdict::InfraError,
+        ]
+        .map(GradeVerdict::Run)
+        .into_iter()
+        .chain([NoReport::Timeout, NoReport::Crashed, NoReport::Missing].map(GradeVerdict::NoReport));
+        for verdict in all {
+            let json = serde_json::to_string(&verdict).unwrap();
+            assert_eq!(json, format!("\"{}\"", verdict.as_str()), "the run's own word");
+            assert_eq!(serde_json::from_str::<GradeVerdict>(&json).unwrap(), verdict);
+        }
+        assert!(GradeVerdict::NoReport(NoReport::Timeout).cut_short());
+        assert!(!GradeVerdict::PASS.cut_short());
     }
 }

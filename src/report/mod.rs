@@ -69,6 +69,19 @@ pub enum Verdict {
 }
 
 impl Verdict {
+    /// The verdict's word in JSON and CSV (`gate-fail`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Verdict::Pass => "pass",
+            Verdict::GateFail => "gate-fail",
+            Verdict::WrongResults => "wrong-results",
+            Verdict::CompileError => "compile-error",
+            Verdict::ContractError => "contract-error",
+            Verdict::KernelFault => "kernel-fault",
+            Verdict::InfraError => "infra-error",
+        }
+    }
+
     /// Process exit code of `haloscope run` (documented in the README).
     pub fn exit_code(self) -> i32 {
         match self {
