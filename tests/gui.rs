@@ -78,7 +78,7 @@ fn picking_a_diagram_cell_shows_its_reads() {
     let cell = rect.width() / 34.0;
     let pos = egui::pos2(rect.min.x + cell * 11.5, rect.min.y + cell * 3.5);
     click_at(&mut h, pos);
-    assert_eq!(h.state().diagram.picked, [10, 2, 0]);
+    assert_eq!(h.state().views.diagram.picked, [10, 2, 0]);
     h.get_by_label_contains("thread (10, 2, 0): its 5 reads");
     h.get_by_label_contains("left    from shared tile [3][10]");
 }

@@ -8,6 +8,7 @@ use common::app::{click_at, harness, wait_for_run, wait_while};
 use egui_kittest::Harness;
 use egui_kittest::kittest::Queryable;
 use haloscope::app::App;
+use haloscope::app::view::View;
 use haloscope::replay::StepKind;
 
 fn run_file(h: &mut Harness<'static, App>, kernel: &str) {
@@ -37,7 +38,7 @@ fn the_block_replay_plays_steps_and_shows_who_wrote_the_tile() {
     h.get_by_label("Diagram").click();
     h.run();
     h.get_by_label("Block replay");
-    let replay = h.state().replay.model().expect("a replay of the run");
+    let replay = h.state().views.replay.model().expect("a replay of the run");
     assert!(replay.len() > 10, "{} steps", replay.len());
     assert_eq!(replay.barriers().len(), 1, "the solution has one barrier");
     // Step with the buttons and the keys.
@@ -45,28 +46,28 @@ fn the_block_replay_plays_steps_and_shows_who_wrote_the_tile() {
         h.get_by_label("Next").click();
         h.run();
     }
-    assert_eq!(h.state().replay.step, 3);
+    assert_eq!(h.state().views.replay.step, 3);
     h.get_by_label("Back").click();
     h.run();
-    assert_eq!(h.state().replay.step, 2);
+    assert_eq!(h.state().views.replay.step, 2);
     h.key_press(egui::Key::ArrowRight);
     h.run();
-    assert_eq!(h.state().replay.step, 3);
+    assert_eq!(h.state().views.replay.step, 3);
     // Play advances on its own; pause stops it.
     h.get_by_label("Play").click();
     for _ in 0..20 {
         h.step();
         std::thread::sleep(std::time::Duration::from_millis(20));
     }
-    assert!(h.state().replay.playing);
-    assert!(h.state().replay.step > 3, "step {}", h.state().replay.step);
+    assert!(h.state().views.replay.playing);
+    assert!(h.state().views.replay.step > 3, "step {}", h.state().views.replay.step);
     h.get_by_label("Pause").click();
     h.run();
-    assert!(!h.state().replay.playing);
+    assert!(!h.state().views.replay.playing);
 
     // The first tile write: warp 0 (threads ty = 0) stores its own cells, row 1 of the
     // 34 x 10 patch. At that step the tile shows cell (1, 1) written by warp 0.
-    let replay = h.state().replay.model().unwrap();
+    let replay = h.state().views.replay.model().unwrap();
     let first_write = replay
         .steps
         .iter()
@@ -77,7 +78,7 @@ fn the_block_replay_plays_steps_and_shows_who_wrote_the_tile() {
     let warp = replay.steps[first_write].warp;
     // No barrier comes before the first tile write.
     assert!(replay.barriers()[0] > first_write);
-    h.state_mut().replay.step = first_write;
+    h.state_mut().views.replay.step = first_write;
     h.run();
     let rect = h.get_by_label("Replay tile").rect();
     let cell = rect.width() / 34.0;
@@ -86,7 +87,7 @@ fn the_block_replay_plays_steps_and_shows_who_wrote_the_tile() {
     h.get_by_label(&format!("tile row 1, column 1: written by warp {warp}"));
     // Clicking the timeline selects that step's line in the editor.
     let timeline = h.get_by_label("Replay timeline").rect();
-    let len = h.state().replay.model().unwrap().len();
+    let len = h.state().views.replay.model().unwrap().len();
     let k = first_write;
     let pos = egui::pos2(
         timeline.min.x + (k as f32 + 0.5) * timeline.width() / len as f32,
@@ -94,7 +95,7 @@ fn the_block_replay_plays_steps_and_shows_who_wrote_the_tile() {
     );
     click_at(&mut h, pos);
     h.run_steps(20);
-    let line = h.state().replay.model().unwrap().steps[k].line as usize;
+    let line = h.state().views.replay.model().unwrap().steps[k].line as usize;
     assert_eq!(h.state().editor.cursor_line, line);
     // A click on the status bar takes the focus from the editor: its blinking cursor would
     // make the snapshot depend on the clock.
@@ -112,11 +113,11 @@ fn the_heat_map_counts_fetches_per_element() {
     // The first count starts when the tab opens; a spinner repaints while it runs.
     h.get_by_label("Heat map").click();
     h.step();
-    wait_while(&mut h, |app| app.heatmap.is_counting());
+    wait_while(&mut h, |app| app.views.heatmap.busy());
     h.get_by_label("33").click();
     h.step();
-    wait_while(&mut h, |app| app.heatmap.is_counting());
-    let map = h.state().heatmap.map().expect("counts");
+    wait_while(&mut h, |app| app.views.heatmap.busy());
+    let map = h.state().views.heatmap.map().expect("counts");
     assert_eq!(map.window.n, 33);
     // The starter: an interior element is fetched by its own thread and its four
     // neighbours.
@@ -142,7 +143,7 @@ fn two_attempts_side_by_side() {
     h.state_mut().editor.replace_text(solution);
     h.get_by_label("Compare").click();
     h.step();
-    wait_while(&mut h, |app| app.compare.is_running());
+    wait_while(&mut h, |app| app.views.compare.busy());
     // Left: the starter (default), right: the editor's solution.
     h.get_by_label("right minus left: -786,074,000 sectors");
     assert!(h.query_all_by_label("1,362,688,000").count() >= 1);
@@ -215,4 +216,77 @@ fn a_grading_table_shows_each_students_submission_and_report() {
     h.run();
     // The row carries the grader's seed and version, which differ per build; no snapshot of
     // it would stay stable, so the window's content is checked through labels above.
+}
+
+/// Steps frames for `ms` milliseconds (background work goes on meanwhile).
+fn step_for(h: &mut Harness<'static, App>, ms: u64) {
+    let started = std::time::Instant::now();
+    while started.elapsed() < std::time::Duration::from_millis(ms) {
+        h.step();
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+}
+
+/// How long after `pressed` the app's background work stopped (frames stepped meanwhile).
+fn stopped_after(h: &mut Harness<'static, App>, pressed: std::time::Instant) -> std::time::Duration {
+    while h.state().jobs.busy() || h.state().views.busy() {
+        assert!(pressed.elapsed().as_secs() < 30, "still working");
+        h.step();
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    }
+    pressed.elapsed()
+}
+
+/// Issue 30: the status bar's "Stop all" ends any job within 1 s. The heat map's count of
+/// a window of the profile size runs the whole 4096^2 launch on the emulator's counting path
+/// (many seconds on two cores); Stop all is pressed while it counts.
+#[test]
+fn stop_all_ends_the_heat_maps_count_within_a_second() {
+    let data = tempfile::tempdir().unwrap();
+    let mut h = harness(data.path(), "stencil-2d");
+    h.get_by_label("Heat map").click();
+    h.step();
+    wait_while(&mut h, |app| app.views.heatmap.busy());
+    h.get_by_label_contains("(window)").click();
+    step_for(&mut h, 600);
+    assert!(h.state().views.heatmap.busy(), "the window's count is still running");
+    assert_eq!(h.state().jobs.running(), vec!["heat map"]);
+    h.get_by_label("Stop all").click();
+    let took = stopped_after(&mut h, std::time::Instant::now());
+    println!(
+        "the heat map's count ended {:.0} ms after Stop all",
+        took.as_secs_f64() * 1e3
+    );
+    assert!(took < std::time::Duration::from_secs(1), "took {took:?}");
+    h.run();
+    h.get_by_label_contains("cancelled");
+    // It stays cancelled: no count starts again by itself.
+    step_for(&mut h, 300);
+    assert!(!h.state().views.heatmap.busy());
+}
+
+/// Issue 30: Compare's Cancel ends its runs within 1 s and nothing starts again until the
+/// learner asks ("Run both").
+#[test]
+fn cancelling_a_comparison_stops_it_within_a_second() {
+    let data = tempfile::tempdir().unwrap();
+    let mut h = harness(data.path(), "stencil-3d");
+    let solution = std::fs::read_to_string(common::root().join("kernels/stencil-3d/solution.cu")).unwrap();
+    h.state_mut().editor.replace_text(solution);
+    h.get_by_label("Compare").click();
+    step_for(&mut h, 400);
+    assert!(h.state().views.compare.busy(), "the comparison is running");
+    h.get_by_label("Cancel comparison").click();
+    let took = stopped_after(&mut h, std::time::Instant::now());
+    println!("the comparison ended {:.0} ms after Cancel", took.as_secs_f64() * 1e3);
+    assert!(took < std::time::Duration::from_secs(1), "took {took:?}");
+    h.run();
+    h.get_by_label("cancelled");
+    step_for(&mut h, 300);
+    assert!(!h.state().views.compare.busy(), "no run starts by itself");
+    h.get_by_label("Run both").click();
+    // The click's frame clears the mark; the next frame starts the runs.
+    h.step();
+    h.step();
+    assert!(h.state().views.compare.busy(), "asked again, it runs");
 }

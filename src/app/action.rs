@@ -13,6 +13,8 @@ pub enum Action {
     /// Compile, verify and profile the editor's text (Run, Ctrl+Enter).
     Run,
     CancelRun,
+    /// Stop every background job (a run, the heat map's count, a comparison, a listing).
+    CancelAllJobs,
     OpenLesson(String),
     SetLanguage(Language),
     /// Preferences changed in place (theme, zoom, tab, backend, hints): write them.
@@ -69,15 +71,19 @@ impl Actions {
 
 impl App {
     /// Carries out this frame's actions; called once per frame, after the panels.
-    pub fn apply_actions(&mut self, ctx: &egui::Context) {
+    pub fn apply_actions(&mut self) {
         for action in self.actions.take() {
-            self.apply(action, ctx);
+            self.apply(action);
         }
     }
 
-    fn apply(&mut self, action: Action, ctx: &egui::Context) {
+    fn apply(&mut self, action: Action) {
         match action {
-            Action::Run => self.start_run(ctx),
+            Action::Run => self.start_run(),
+            Action::CancelAllJobs => {
+                self.jobs.cancel_all();
+                self.status = "cancelling…".into();
+            }
             Action::CancelRun => self.cancel_run(),
             Action::OpenLesson(id) => self.open_lesson(&id),
             Action::SetLanguage(language) => self.set_language(language),

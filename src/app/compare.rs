@@ -3,10 +3,10 @@
 //! run, the difference per line, and both totals and verdicts. The runs happen on a thread
 //! of their own and are kept by source, so flipping between pairs is immediate.
 
-use super::App;
-use super::jobs::Job;
+use super::jobs::{Job, JobContext, Jobs};
 use super::theme::palette;
-use crate::backend::{BackendChoice, CancelFlag};
+use super::view::{View, ViewContext};
+use crate::backend::BackendChoice;
 use crate::backends::{Backends, GpuProbe};
 use crate::compare::{align, sectors_per_line};
 use crate::lesson::Lesson;
@@ -33,6 +33,8 @@ pub struct CompareState {
     /// The lesson's starter and solution texts, read once (the view draws every frame).
     files: HashMap<std::path::PathBuf, Option<String>>,
     job: Option<Job<Vec<(String, RunReport)>>>,
+    /// The learner cancelled the runs: none starts again until they ask.
+    cancelled: bool,
 }
 
 impl Default for CompareState {
@@ -43,27 +45,45 @@ impl Default for CompareState {
             reports: HashMap::new(),
             files: HashMap::new(),
             job: None,
+            cancelled: false,
         }
     }
 }
 
-impl CompareState {
-    pub fn is_running(&self) -> bool {
-        self.job.is_some()
+impl View for CompareState {
+    fn show(&mut self, cx: &ViewContext, ui: &mut Ui) {
+        show(self, cx, ui);
     }
 
-    /// Takes finished runs off their thread; called every frame from `App::logic`.
-    pub fn poll(&mut self) {
+    fn lesson_changed(&mut self, _lesson: &Arc<Lesson>) {
+        *self = CompareState::default();
+    }
+
+    /// Takes finished runs off their thread.
+    fn poll(&mut self) {
         let Some(job) = &self.job else { return };
         if let Some(done) = job.poll() {
-            self.reports.extend(done);
+            // Cancelled (here or by "Stop all"): nothing starts again until asked.
+            self.cancelled |= job.is_cancelled();
+            // A run cut short by Cancel says nothing about its source: not kept.
+            let finished = done
+                .into_iter()
+                .filter(|(_, r)| !matches!(r.fault, Some(crate::backend::KernelFault::Cancelled)));
+            self.reports.extend(finished);
             self.job = None;
         }
     }
 
-    fn start(&mut self, lesson: Arc<Lesson>, sources: Vec<(String, String)>, repaint: impl Fn() + Send + 'static) {
+    fn busy(&self) -> bool {
+        self.job.is_some()
+    }
+}
+
+impl CompareState {
+    fn start(&mut self, jobs: &Jobs, lesson: Arc<Lesson>, sources: Vec<(String, String)>) {
         // A job started before is dropped here, which cancels it.
-        let work = move |cancel: &CancelFlag| {
+        let work = move |cx: &JobContext<()>| {
+            let cancel = &cx.cancel;
             let mut backends = Backends::new(GpuProbe::Hidden);
             sources
                 .into_iter()
@@ -83,18 +103,17 @@ impl CompareState {
                 })
                 .collect()
         };
-        self.job = Some(Job::start("compare", work, repaint));
+        self.job = Some(jobs.start("compare", work));
     }
 }
 
 /// The text of one side, and the file name it compiles under.
 fn source_of(
-    app: &App,
+    cx: &ViewContext,
     files: &mut HashMap<std::path::PathBuf, Option<String>>,
-    lesson: &Lesson,
     side: Side,
 ) -> Option<(String, String)> {
-    let (starter, solution) = app.kernels(lesson);
+    let (starter, solution) = &cx.kernels;
     let mut file = |path: &std::path::Path| {
         let name = path.file_name()?.to_string_lossy().into_owned();
         let text = files
@@ -104,25 +123,23 @@ fn source_of(
         Some((text, name))
     };
     match side {
-        Side::Starter => file(&starter),
-        Side::Solution => file(&solution),
-        Side::Editor => Some((app.editor.text.clone(), app.editor.file_name())),
-        Side::Attempt(i) => app
-            .saved
+        Side::Starter => file(starter),
+        Side::Solution => file(solution),
+        Side::Editor => Some((cx.editor.text.to_string(), cx.editor.file_name.clone())),
+        Side::Attempt(i) => cx
             .progress
-            .get(&lesson.id)
             .and_then(|p| p.attempts.get(i))
-            .map(|a| (a.source.clone(), app.editor.file_name())),
+            .map(|a| (a.source.clone(), cx.editor.file_name.clone())),
     }
 }
 
-fn side_name(app: &App, lesson: &Lesson, side: Side) -> String {
+fn side_name(cx: &ViewContext, side: Side) -> String {
     match side {
         Side::Starter => "starter".into(),
         Side::Solution => "solution".into(),
         Side::Editor => "editor (now)".into(),
         Side::Attempt(i) => {
-            let attempt = app.saved.progress.get(&lesson.id).and_then(|p| p.attempts.get(i));
+            let attempt = cx.progress.and_then(|p| p.attempts.get(i));
             match attempt {
                 Some(a) => format!(
                     "attempt {} ({}, {})",
@@ -136,60 +153,68 @@ fn side_name(app: &App, lesson: &Lesson, side: Side) -> String {
     }
 }
 
-fn picker(app: &App, lesson: &Lesson, ui: &mut Ui, label: &str, side: &mut Side) {
-    let attempts = app.saved.progress.get(&lesson.id).map_or(0, |p| p.attempts.len());
+fn picker(cx: &ViewContext, ui: &mut Ui, label: &str, side: &mut Side) {
+    let attempts = cx.progress.map_or(0, |p| p.attempts.len());
     let text = ui.label(label);
     egui::ComboBox::from_id_salt(format!("compare {label}"))
-        .selected_text(side_name(app, lesson, *side))
+        .selected_text(side_name(cx, *side))
         .width(220.0)
         .show_ui(ui, |ui| {
             for choice in [Side::Starter, Side::Solution, Side::Editor] {
-                ui.selectable_value(side, choice, side_name(app, lesson, choice));
+                ui.selectable_value(side, choice, side_name(cx, choice));
             }
             for i in (0..attempts).rev() {
-                ui.selectable_value(side, Side::Attempt(i), side_name(app, lesson, Side::Attempt(i)));
+                ui.selectable_value(side, Side::Attempt(i), side_name(cx, Side::Attempt(i)));
             }
         })
         .response
         .labelled_by(text.id);
 }
 
-pub fn show(app: &mut App, ui: &mut Ui) {
-    let Some(lesson) = app.lesson().cloned() else { return };
-    let pal = palette(app.saved.prefs.theme);
-    let (mut left, mut right) = (app.compare.left, app.compare.right);
+fn show(state: &mut CompareState, cx: &ViewContext, ui: &mut Ui) {
+    let lesson = cx.lesson;
+    let pal = palette(cx.prefs.theme);
     ui.horizontal_wrapped(|ui| {
-        picker(app, &lesson, ui, "left", &mut left);
-        picker(app, &lesson, ui, "right", &mut right);
+        picker(cx, ui, "left", &mut state.left);
+        picker(cx, ui, "right", &mut state.right);
     });
-    app.compare.left = left;
-    app.compare.right = right;
-    let mut files = std::mem::take(&mut app.compare.files);
     let sides = [
-        source_of(app, &mut files, &lesson, left),
-        source_of(app, &mut files, &lesson, right),
+        source_of(cx, &mut state.files, state.left),
+        source_of(cx, &mut state.files, state.right),
     ];
-    app.compare.files = files;
     let [Some(l), Some(r)] = sides else {
         ui.label("One of the two sources cannot be read.");
         return;
     };
-    let state = &mut app.compare;
     let missing: Vec<(String, String)> = [&l, &r]
         .into_iter()
         .filter(|(source, _)| !state.reports.contains_key(source))
         .cloned()
         .collect();
-    if !missing.is_empty() && !state.is_running() {
-        let ctx = ui.ctx().clone();
+    // A cancelled comparison stays cancelled until the learner asks again.
+    let cancelled = state.job.as_ref().is_some_and(|j| j.is_cancelled()) || state.cancelled;
+    if !missing.is_empty() && state.job.is_none() && !cancelled {
         let mut unique = missing;
         unique.dedup_by(|a, b| a.0 == b.0);
-        state.start(lesson.clone(), unique, move || ctx.request_repaint());
+        state.start(cx.jobs, lesson.clone(), unique);
     }
     let (Some(lr), Some(rr)) = (state.reports.get(&l.0), state.reports.get(&r.0)) else {
         ui.horizontal(|ui| {
-            ui.spinner();
-            ui.label("running both on the emulator…");
+            if cancelled {
+                ui.label("cancelled");
+                if ui.button("Run both").clicked() {
+                    state.cancelled = false;
+                }
+            } else {
+                ui.spinner();
+                ui.label("running both on the emulator…");
+                if ui.button("Cancel comparison").clicked()
+                    && let Some(job) = &state.job
+                {
+                    job.cancel();
+                    state.cancelled = true;
+                }
+            }
         });
         return;
     };

@@ -4,9 +4,9 @@
 //! drawn from where the learner's kernel actually served them (shared tile, global memory or
 //! a register), as recorded by the emulator. Below, the sector view of one warp.
 
-use super::App;
 use super::diagram_lists::{source_colour, source_letter};
 use super::theme::{Palette, palette};
+use super::view::{View, ViewContext};
 use crate::lesson::Lesson;
 use crate::reads::{Neighbour, OutputReads, reads_of};
 use egui::{Align2, Color32, FontId, Pos2, Rect, RichText, Sense, Stroke, Ui, Vec2};
@@ -99,24 +99,30 @@ fn own_cell(lesson: &Lesson, t: [u32; 3]) -> (i64, i64) {
     }
 }
 
-pub fn show(app: &mut App, ui: &mut Ui) {
-    let Some(lesson) = app.lesson().cloned() else { return };
-    let pal = palette(app.saved.prefs.theme);
-    // Field by field (not `current_outcome`), so the view's own state can be borrowed too.
-    let outcome = app.runs.latest(app.saved.prefs.lesson.as_deref());
-    let reads = app.diagram.reads(&lesson, outcome);
-    super::replay::show(app, ui);
-    ui.separator();
+impl View for DiagramState {
+    fn show(&mut self, cx: &ViewContext, ui: &mut Ui) {
+        show(self, cx, ui);
+    }
+
+    fn lesson_changed(&mut self, lesson: &std::sync::Arc<Lesson>) {
+        *self = DiagramState::for_lesson(lesson);
+    }
+}
+
+fn show(state: &mut DiagramState, cx: &ViewContext, ui: &mut Ui) {
+    let lesson = cx.lesson;
+    let pal = palette(cx.prefs.theme);
+    let reads = state.reads(lesson, cx.outcome);
     ui.label(RichText::new(format!("Block {}x{} and its halo", lesson.block[0], lesson.block[1])).strong());
     legend(ui, &pal);
-    let picked = draw_patch(ui, &lesson, &pal, app.diagram.picked, reads.as_ref());
+    let picked = draw_patch(ui, lesson, &pal, state.picked, reads.as_ref());
     if let Some(thread) = picked {
-        app.diagram.picked = thread;
+        state.picked = thread;
     }
     ui.add_space(4.0);
-    super::diagram_lists::read_list(ui, &lesson, app, reads.as_ref(), &pal);
+    super::diagram_lists::read_list(ui, cx, state.picked, reads.as_ref(), &pal);
     ui.separator();
-    super::diagram_lists::sector_view(ui, &pal, app);
+    super::diagram_lists::sector_view(ui, &pal, cx);
 }
 
 fn legend(ui: &mut Ui, pal: &Palette) {

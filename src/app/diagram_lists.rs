@@ -2,17 +2,16 @@
 //! from and a link to its line) and the sector view of one warp; the colours, letters and
 //! words for read sources that the diagram uses too.
 
-use super::App;
 use super::action::Action;
 use super::theme::Palette;
-use crate::lesson::Lesson;
+use super::view::ViewContext;
 use crate::reads::{OutputReads, ReadSource};
 use egui::{Align2, Color32, FontId, Pos2, Rect, RichText, Sense, Ui, Vec2};
 
-pub(super) fn read_list(ui: &mut Ui, lesson: &Lesson, app: &mut App, reads: Option<&OutputReads>, pal: &Palette) {
-    let t = app.diagram.picked;
+pub(super) fn read_list(ui: &mut Ui, cx: &ViewContext, t: [u32; 3], reads: Option<&OutputReads>, pal: &Palette) {
+    let lesson = cx.lesson;
     let Some(reads) = reads else {
-        let hint = if app.current_outcome().is_some() {
+        let hint = if cx.outcome.is_some() {
             "No interior output of this thread was traced (did the kernel store it?)."
         } else {
             "Run the kernel to see where each read of this output is served from."
@@ -49,7 +48,7 @@ pub(super) fn read_list(ui: &mut Ui, lesson: &Lesson, app: &mut App, reads: Opti
         });
     }
     if let Some(line) = jump {
-        app.actions.push(Action::go_to(line));
+        cx.actions.push(Action::go_to(line));
     }
     if !reads.staged.is_empty() {
         ui.label(
@@ -65,7 +64,7 @@ pub(super) fn read_list(ui: &mut Ui, lesson: &Lesson, app: &mut App, reads: Opti
 }
 
 /// One warp's sectors: an owned row, a halo row, and a side column's lone lanes.
-pub(super) fn sector_view(ui: &mut Ui, pal: &Palette, app: &App) {
+pub(super) fn sector_view(ui: &mut Ui, pal: &Palette, cx: &ViewContext) {
     ui.label(RichText::new("Sectors of one warp (32 floats = 4 sectors of 32 bytes)").strong());
     // 48 floats = 6 sectors; the block's row starts on a sector boundary (buffers are
     // 256-byte aligned and the block is 32 floats wide).
@@ -123,7 +122,7 @@ pub(super) fn sector_view(ui: &mut Ui, pal: &Palette, app: &App) {
         )
         .small(),
     );
-    if let Some(p) = app.current_outcome().and_then(|o| o.report.profile.clone()) {
+    if let Some(p) = cx.outcome.and_then(|o| o.report.profile.clone()) {
         let lone: Vec<String> = p
             .per_line
             .iter()

@@ -6,11 +6,11 @@
 //!
 //! The counts come from one emulated launch (`crate::fetches`) on a thread of its own.
 
-use super::App;
 pub use super::heatmap_paint::Layer;
 use super::heatmap_paint::{block_lines, colour, legend};
-use super::jobs::Job;
+use super::jobs::{Job, JobContext, Jobs};
 use super::theme::{Palette, palette};
+use super::view::{View, ViewContext};
 use crate::emu::fetch_map::FetchMap;
 use crate::fetches::{fetch_map, offered_sizes, summary, window_for};
 use crate::lesson::Lesson;
@@ -51,26 +51,12 @@ struct TextureKey {
 }
 
 impl HeatMapState {
-    pub fn is_counting(&self) -> bool {
-        self.job.is_some()
-    }
-
     /// The finished counts, if any.
     pub fn map(&self) -> Option<&FetchMap> {
         self.done.as_ref().and_then(|(_, r)| r.as_ref().ok())
     }
 
-    /// Takes a finished count off its thread; called every frame from `App::logic`.
-    pub fn poll(&mut self) {
-        let Some((_, job)) = &self.job else { return };
-        if let Some(result) = job.poll() {
-            let (key, _) = self.job.take().expect("a job");
-            self.done = Some((key, result));
-            self.texture = None;
-        }
-    }
-
-    fn start(&mut self, key: Key, lesson: Arc<Lesson>, file_name: String, repaint: impl Fn() + Send + 'static) {
+    fn start(&mut self, jobs: &Jobs, key: Key, lesson: Arc<Lesson>, file_name: String) {
         let request = RunRequest {
             source: key.source.clone(),
             source_name: file_name,
@@ -80,11 +66,9 @@ impl HeatMapState {
         };
         let window = window_for(&lesson, key.n, key.origin);
         // A job started before is dropped here, which cancels it.
-        let job = Job::start(
-            "heat map",
-            move |cancel| fetch_map(&lesson, &request, window, cancel),
-            repaint,
-        );
+        let job = jobs.start("heat map", move |cx: &JobContext<()>| {
+            fetch_map(&lesson, &request, window, &cx.cancel)
+        });
         self.job = Some((key, job));
     }
 }
@@ -96,10 +80,33 @@ fn sizes(lesson: &Lesson) -> Vec<u32> {
     sizes
 }
 
-pub fn show(app: &mut App, ui: &mut Ui) {
-    let Some(lesson) = app.lesson().cloned() else { return };
-    let pal = palette(app.saved.prefs.theme);
-    let state = &mut app.heatmap;
+impl View for HeatMapState {
+    fn show(&mut self, cx: &ViewContext, ui: &mut Ui) {
+        show(self, cx, ui);
+    }
+
+    fn lesson_changed(&mut self, _lesson: &Arc<Lesson>) {
+        *self = HeatMapState::default();
+    }
+
+    /// Takes a finished count off its thread.
+    fn poll(&mut self) {
+        let Some((_, job)) = &self.job else { return };
+        if let Some(result) = job.poll() {
+            let (key, _) = self.job.take().expect("a job");
+            self.done = Some((key, result));
+            self.texture = None;
+        }
+    }
+
+    fn busy(&self) -> bool {
+        self.job.is_some()
+    }
+}
+
+fn show(state: &mut HeatMapState, cx: &ViewContext, ui: &mut Ui) {
+    let lesson = cx.lesson.clone();
+    let pal = palette(cx.prefs.theme);
     let sizes = sizes(&lesson);
     if !sizes.contains(&state.n) {
         state.n = sizes[sizes.len().saturating_sub(2)];
@@ -126,7 +133,7 @@ pub fn show(app: &mut App, ui: &mut Ui) {
     }
     let key = Key {
         lesson: lesson.id.clone(),
-        source: app.editor.text.clone(),
+        source: cx.editor.text.to_string(),
         n: state.n,
         origin: if state.n == lesson.profile_size {
             // 1D windows start on a block, so each drawn row is one block.
@@ -152,14 +159,16 @@ pub fn show(app: &mut App, ui: &mut Ui) {
         let same_source = state.done.as_ref().is_none_or(|(k, _)| k.source == key.source);
         let automatic = !current && state.job.is_none() && same_source;
         if ui.add_enabled(!counting, egui::Button::new(label)).clicked() || automatic {
-            let ctx = ui.ctx().clone();
-            state.start(key.clone(), lesson.clone(), app.editor.file_name(), move || {
-                ctx.request_repaint()
-            });
+            state.start(cx.jobs, key.clone(), lesson.clone(), cx.editor.file_name.clone());
         }
         if counting {
             ui.spinner();
             ui.label("counting…");
+            if ui.button("Cancel count").clicked()
+                && let Some((_, job)) = &state.job
+            {
+                job.cancel();
+            }
         } else if state.done.is_some() && !current {
             ui.label(RichText::new("the source or size changed since this count").small());
         }
@@ -172,9 +181,8 @@ pub fn show(app: &mut App, ui: &mut Ui) {
             ui.colored_label(pal.fail, message);
         }
         Some(Ok(_)) => {
-            let dark = super::theme::is_dark(app.saved.prefs.theme);
-            if let Some(line) = draw(ui, &lesson, state, layer, &pal, dark) {
-                app.actions.push(super::action::Action::go_to(line));
+            if let Some(line) = draw(ui, &lesson, state, layer, &pal, cx.dark()) {
+                cx.actions.push(super::action::Action::go_to(line));
             }
         }
     }

@@ -3,75 +3,80 @@
 //! the line (issue 32). Clicking an instruction filed under another line goes to that line;
 //! moving the cursor to a line shows its instructions.
 
-use super::App;
 use super::action::Action;
+use super::jobs::{Job, JobContext, Jobs};
+use super::view::{View, ViewContext};
 use crate::compile::listing::{Listed, Listing};
 use crate::compile::{REFERENCE_SM, Target, compile_kernel};
 use crate::report::{InstructionAt, InstructionSectors, thousands};
 use egui::{RichText, Ui};
 use std::sync::Arc;
-use std::sync::mpsc::{Receiver, channel};
 
 /// The listing of the last run's source, made in a thread of its own (NVRTC and nvdisasm).
 #[derive(Default)]
 pub struct MachineCodeView {
     run: Option<u64>,
     listing: Option<Result<Arc<Listing>, String>>,
-    pending: Option<Receiver<Result<Listing, String>>>,
+    pending: Option<Job<Result<Listing, String>>>,
     /// List every line's instructions, not only the cursor's.
     pub all_lines: bool,
 }
 
-impl MachineCodeView {
-    /// Compiling and disassembling for the view.
-    pub fn is_pending(&self) -> bool {
-        self.pending.is_some()
+impl View for MachineCodeView {
+    fn show(&mut self, cx: &ViewContext, ui: &mut Ui) {
+        show(self, cx, ui);
     }
 
-    fn sync(&mut self, ctx: &egui::Context, lesson: &Arc<crate::lesson::Lesson>, run: u64, source: &str) {
+    fn lesson_changed(&mut self, _lesson: &Arc<crate::lesson::Lesson>) {
+        let all_lines = self.all_lines;
+        *self = MachineCodeView {
+            all_lines,
+            ..MachineCodeView::default()
+        };
+    }
+
+    fn poll(&mut self) {
+        if let Some(listing) = self.pending.as_ref().and_then(Job::poll) {
+            self.listing = Some(listing.map(Arc::new));
+            self.pending = None;
+        }
+    }
+
+    fn busy(&self) -> bool {
+        self.pending.is_some()
+    }
+}
+
+impl MachineCodeView {
+    /// Starts the listing of run `run`'s source, unless it is the one shown or being made.
+    fn sync(&mut self, jobs: &Jobs, lesson: &Arc<crate::lesson::Lesson>, run: u64, source: &str) {
         if self.run == Some(run) {
-            if let Some(rx) = &self.pending {
-                match rx.try_recv() {
-                    Ok(listing) => {
-                        self.listing = Some(listing.map(Arc::new));
-                        self.pending = None;
-                    }
-                    Err(std::sync::mpsc::TryRecvError::Empty) => ctx.request_repaint(),
-                    Err(_) => self.pending = None,
-                }
-            }
             return;
         }
         self.run = Some(run);
         self.listing = None;
-        let (tx, rx) = channel();
-        let (lesson, source, ctx) = (lesson.clone(), source.to_string(), ctx.clone());
+        let (lesson, source) = (lesson.clone(), source.to_string());
         // The same compile as the run's (sm_90 cubin): the same SASS offsets as CUPTI's.
-        let spawned = std::thread::Builder::new()
-            .name("machine-code view".into())
-            .spawn(move || {
-                let target = Target::Cubin { sm: REFERENCE_SM };
-                let listing = compile_kernel(&source, "kernel.cu", &lesson, target, None)
-                    .map(|k| Listing::new(&k.ptx, k.cubin.as_deref()))
-                    .map_err(|f| f.headline());
-                let _ = tx.send(listing);
-                ctx.request_repaint();
-            });
-        self.pending = spawned.ok().map(|_| rx);
+        self.pending = Some(jobs.start("machine-code view", move |_: &JobContext<()>| {
+            let target = Target::Cubin { sm: REFERENCE_SM };
+            compile_kernel(&source, "kernel.cu", &lesson, target, None)
+                .map(|k| Listing::new(&k.ptx, k.cubin.as_deref()))
+                .map_err(|f| f.headline())
+        }));
     }
 }
 
-pub fn show(app: &mut App, ui: &mut Ui) {
-    let Some(lesson) = app.lesson().cloned() else { return };
-    let Some(outcome) = app.runs.latest(app.saved.prefs.lesson.as_deref()) else {
+fn show(view: &mut MachineCodeView, cx: &ViewContext, ui: &mut Ui) {
+    let lesson = cx.lesson;
+    let Some(outcome) = cx.outcome else {
         ui.label("Press Run: this tab then shows the PTX and SASS of the line the cursor is on, with each memory instruction's sectors.");
         return;
     };
     let (run, source) = (outcome.id, outcome.source.clone());
     let outcome_has_profile = outcome.report.profile.is_some();
     let profile = outcome.report.profile.clone().unwrap_or_default();
-    app.machine_code.sync(ui.ctx(), &lesson, run, &source);
-    let listing = match &app.machine_code.listing {
+    view.sync(cx.jobs, lesson, run, &source);
+    let listing = match &view.listing {
         Some(Ok(listing)) => listing.clone(),
         Some(Err(why)) => {
             ui.label(format!("No listing: {why}"));
@@ -86,11 +91,11 @@ pub fn show(app: &mut App, ui: &mut Ui) {
         }
     };
     let moves = profile.moves.clone().unwrap_or_default();
-    let cursor = app.editor.cursor_line as u32;
+    let cursor = cx.editor.cursor_line;
     let lines: Vec<&str> = source.lines().collect();
     ui.horizontal(|ui| {
         ui.label(RichText::new("PTX and SASS per source line").strong());
-        ui.checkbox(&mut app.machine_code.all_lines, "All lines");
+        ui.checkbox(&mut view.all_lines, "All lines");
     });
     if let Some(why) = &listing.sass_unavailable {
         ui.label(RichText::new(format!("No SASS: {why}")).weak());
@@ -111,7 +116,7 @@ pub fn show(app: &mut App, ui: &mut Ui) {
     );
     let mut go_to = None;
     egui::ScrollArea::vertical().auto_shrink([false, false]).show(ui, |ui| {
-        let shown: Vec<u32> = if app.machine_code.all_lines {
+        let shown: Vec<u32> = if view.all_lines {
             (0..=lines.len() as u32)
                 .filter(|&l| {
                     let (p, s) = listing.of_lines(l..=l);
@@ -155,7 +160,7 @@ pub fn show(app: &mut App, ui: &mut Ui) {
         }
     });
     if let Some(line) = go_to.filter(|&l| l > 0) {
-        app.actions.push(Action::go_to(line));
+        cx.actions.push(Action::go_to(line));
     }
 }
 

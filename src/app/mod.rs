@@ -16,7 +16,7 @@ pub mod heatmap;
 mod heatmap_paint;
 pub mod highlight;
 mod instrument;
-mod jobs;
+pub mod jobs;
 mod lesson_panel;
 mod machine_code_view;
 pub mod replay;
@@ -27,6 +27,7 @@ pub mod state;
 pub mod storage;
 mod theme;
 mod top_bar;
+pub mod view;
 mod window;
 
 pub use instrument::save_png;
@@ -98,11 +99,10 @@ pub struct App {
     pub runs: Runs,
     pub cache: Caches,
     pub editor: editor::EditorState,
-    pub diagram: diagram::DiagramState,
-    pub heatmap: heatmap::HeatMapState,
-    pub replay: replay::ReplayState,
-    pub machine_code: machine_code_view::MachineCodeView,
-    pub compare: compare::CompareState,
+    /// The results panel's views (diagram, replay, heat map, compare, PTX & SASS).
+    pub views: view::Views,
+    /// Every piece of background work: runs and the views' jobs.
+    pub jobs: jobs::Jobs,
     /// A grading table being walked through (`--grades`, "Open grading table…").
     pub grading: Option<grading::GradingView>,
     pub backends: SharedBackends,
@@ -165,11 +165,14 @@ impl App {
                 applied_theme: None,
             },
             editor: editor::EditorState::new(dark),
-            diagram: diagram::DiagramState::default(),
-            heatmap: Default::default(),
-            replay: replay::ReplayState::starting(options.play_replay, options.replay_step),
-            machine_code: Default::default(),
-            compare: Default::default(),
+            views: view::Views {
+                diagram: diagram::DiagramState::default(),
+                replay: replay::ReplayState::starting(options.play_replay, options.replay_step),
+                heatmap: Default::default(),
+                compare: Default::default(),
+                machine_code: Default::default(),
+            },
+            jobs: Default::default(),
             grading: None,
             backends: SharedBackends::default(),
             gpu_available: gpu_present(),
@@ -250,10 +253,7 @@ impl App {
             .unwrap_or_default();
         self.editor.load(&lesson, &starter, key, text);
         self.saved.prefs.lesson = Some(id.to_string());
-        self.diagram = diagram::DiagramState::for_lesson(&lesson);
-        self.heatmap = Default::default();
-        self.replay = replay::ReplayState::starting(self.options.play_replay, self.options.replay_step);
-        self.compare = Default::default();
+        self.views.lesson_changed(&lesson);
         self.save_prefs();
     }
 
@@ -338,11 +338,8 @@ impl App {
     pub fn logic(&mut self, ctx: &egui::Context) {
         // A heat map being counted or a comparison being run is work in flight too: a
         // screenshot waits for it.
-        let busy = self.is_running()
-            || self.heatmap.is_counting()
-            || self.compare.is_running()
-            || self.machine_code.is_pending()
-            || crate::cuda_setup::background::is_running();
+        self.jobs.repaint_with(ctx);
+        let busy = self.jobs.busy() || self.views.busy() || crate::cuda_setup::background::is_running();
         self.instrument.frame(ctx, busy, self.current_outcome().is_some());
         if self.instrument.frames() == 1 {
             // An installed haloscope on a machine without NVRTC fetches it now, while the
@@ -359,10 +356,9 @@ impl App {
             self.actions.push(action::Action::go_to(line));
         }
         self.poll_run();
-        self.heatmap.poll();
-        self.compare.poll();
+        self.views.poll();
         self.poll_file_dialog();
-        self.apply_actions(ctx);
+        self.apply_actions();
         self.autosave();
         if self.is_running() {
             ctx.request_repaint_after(std::time::Duration::from_millis(100));
@@ -388,6 +384,20 @@ impl App {
                         "haloscope fetches NVRTC (the CUDA compiler) from PyPI the first time it \
                          starts on a machine without one, into its data folder",
                     );
+                    ui.separator();
+                }
+                // Work in flight, with one button that stops all of it.
+                let running = self.jobs.running();
+                if !running.is_empty() {
+                    ui.spinner();
+                    ui.label(egui::RichText::new(format!("working: {}", running.join(", "))).small());
+                    if ui
+                        .small_button("Stop all")
+                        .on_hover_text("Cancel every background job (runs, heat map, comparison)")
+                        .clicked()
+                    {
+                        self.actions.push(action::Action::CancelAllJobs);
+                    }
                     ui.separator();
                 }
                 ui.label(egui::RichText::new(&self.status).small());
@@ -416,7 +426,7 @@ impl App {
             self.solution_dialog(&ctx);
         }
         grading::show(self, &ctx);
-        self.apply_actions(&ctx);
+        self.apply_actions();
         self.autosave();
         self.instrument.record_ui(built);
     }

@@ -6,9 +6,9 @@
 //! Keys: space plays or pauses, left/right step. Clicking the timeline selects the step's
 //! line in the editor; moving the editor's cursor to a line jumps to its next step.
 
-use super::App;
 use super::action::Action;
 use super::theme::{Palette, palette};
+use super::view::{View, ViewContext};
 use crate::lesson::Lesson;
 use crate::replay::{Replay, StepKind};
 use crate::report::thousands;
@@ -23,7 +23,7 @@ pub struct ReplayState {
     carry: f64,
     last_time: Option<f64>,
     /// The editor line last seen, to follow the cursor.
-    last_cursor_line: usize,
+    last_cursor_line: u32,
     /// The replay of run `id`.
     model: Option<(u64, Replay)>,
     /// Start playing each new replay (`--play`), from this step.
@@ -126,26 +126,35 @@ fn kind_colour(kind: StepKind, pal: &Palette) -> Color32 {
     }
 }
 
-pub fn show(app: &mut App, ui: &mut Ui) {
-    let Some(lesson) = app.lesson().cloned() else { return };
-    let pal = palette(app.saved.prefs.theme);
-    // Field by field (not `current_outcome`), so the view's own state can be borrowed too.
-    let outcome = app.runs.latest(app.saved.prefs.lesson.as_deref());
+impl View for ReplayState {
+    fn show(&mut self, cx: &ViewContext, ui: &mut Ui) {
+        show(self, cx, ui);
+    }
+
+    /// A new lesson starts a new replay, as the command line asked for the first.
+    fn lesson_changed(&mut self, _lesson: &std::sync::Arc<Lesson>) {
+        *self = ReplayState::starting(self.autoplay, Some(self.first_step));
+    }
+}
+
+fn show(state: &mut ReplayState, cx: &ViewContext, ui: &mut Ui) {
+    let lesson = cx.lesson;
+    let pal = palette(cx.prefs.theme);
+    let outcome = cx.outcome;
     let moves = outcome
         .and_then(|o| o.report.profile.as_ref())
         .and_then(|p| p.moves.clone())
         .unwrap_or_default();
-    let state = &mut app.replay;
-    state.sync(&lesson, outcome);
+    state.sync(lesson, outcome);
     let Some(len) = state.model().map(|m| m.len()).filter(|&l| l > 0) else {
         ui.label("Block replay: press Run; the replay follows the watched block's memory instructions.");
         return;
     };
     // The editor's cursor moved to another line: go to that line's next step.
-    let cursor = app.editor.cursor_line;
+    let cursor = cx.editor.cursor_line;
     if cursor != state.last_cursor_line {
         state.last_cursor_line = cursor;
-        if let Some(k) = state.model().and_then(|m| m.step_on_line(cursor as u32, state.step)) {
+        if let Some(k) = state.model().and_then(|m| m.step_on_line(cursor, state.step)) {
             state.step = k;
         }
     }
@@ -221,14 +230,14 @@ pub fn show(app: &mut App, ui: &mut Ui) {
     if let Some(m) = moves.of_instruction(step.ptx_line) {
         ui.label(RichText::new(&m.text).small());
     }
-    tile(ui, &lesson, model, k, &pal);
+    tile(ui, lesson, model, k, &pal);
     sectors(ui, model, k, &pal);
     if let Some((step, line)) = clicked {
         state.step = step;
         state.playing = false;
         // The cursor follows without jumping the replay back (see the cursor check above).
-        state.last_cursor_line = line as usize;
-        app.actions.push(Action::go_to(line));
+        state.last_cursor_line = line;
+        cx.actions.push(Action::go_to(line));
     }
 }
 

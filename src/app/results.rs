@@ -6,6 +6,7 @@ use super::App;
 use super::action::Action;
 use super::state::ResultTab;
 use super::theme::palette;
+use super::view::{View, ViewContext};
 use crate::backend::BackendChoice;
 use crate::report::Verdict;
 use crate::report::thousands;
@@ -66,12 +67,36 @@ pub fn show(app: &mut App, ui: &mut Ui) {
         .auto_shrink([false, false])
         .show(ui, |ui| match tab {
             ResultTab::Result => result(app, ui),
-            ResultTab::Diagram => super::diagram::show(app, ui),
-            ResultTab::HeatMap => super::heatmap::show(app, ui),
-            ResultTab::Compare => super::compare::show(app, ui),
             ResultTab::Chart => super::chart::show(app, ui),
-            ResultTab::Code => super::machine_code_view::show(app, ui),
+            ResultTab::Diagram | ResultTab::HeatMap | ResultTab::Compare | ResultTab::Code => show_view(app, tab, ui),
         });
+}
+
+/// One of the views with state of their own, given its read-only context.
+fn show_view(app: &mut App, tab: ResultTab, ui: &mut Ui) {
+    let Some(lesson) = app.lesson().cloned() else { return };
+    let App {
+        views,
+        saved,
+        editor,
+        runs,
+        actions,
+        jobs,
+        ..
+    } = app;
+    let cx = ViewContext::new(&lesson, saved, editor, runs, actions, jobs);
+    match tab {
+        ResultTab::Diagram => {
+            // The block replay above the diagram of one output's reads.
+            views.replay.show(&cx, ui);
+            ui.separator();
+            views.diagram.show(&cx, ui);
+        }
+        ResultTab::HeatMap => views.heatmap.show(&cx, ui),
+        ResultTab::Compare => views.compare.show(&cx, ui),
+        ResultTab::Code => views.machine_code.show(&cx, ui),
+        ResultTab::Result | ResultTab::Chart => {}
+    }
 }
 
 fn backend_name(choice: BackendChoice, gpu: bool) -> &'static str {

@@ -1,13 +1,14 @@
-//! Runs happen on a background thread; the UI polls a channel and repaints on every message,
-//! so it stays interactive while the emulator works. Which backend runs is the backend
-//! policy's (`crate::backends`), the same as the CLI's; this file only moves work to a thread.
+//! Runs happen on a background job (the app's job service, jobs.rs); the UI polls it and
+//! repaints on every progress step, so it stays interactive while the emulator works. Which
+//! backend runs is the backend policy's (`crate::backends`), the same as the CLI's; this file
+//! only moves the work to a job.
 
-use crate::backend::{BackendChoice, CancelFlag};
+use super::jobs::{Job, JobContext, Jobs};
+use crate::backend::BackendChoice;
 use crate::backends::{Backends, RunOutput, Trace};
 use crate::lesson::Lesson;
 use crate::pipeline::{Progress, RunRequest};
 use crate::report::RunReport;
-use std::sync::mpsc::{Receiver, channel};
 use std::sync::{Arc, Mutex};
 
 /// The backends are kept between runs: the GPU worker process and its context stay warm.
@@ -22,72 +23,52 @@ pub struct RunOutcome {
     pub source: String,
 }
 
-pub enum RunMessage {
-    Progress(Progress),
-    Done(Box<RunOutcome>),
-}
-
+/// A run in flight: its lesson, and the job (progress: the pipeline's stages).
 pub struct RunJob {
-    pub messages: Receiver<RunMessage>,
-    pub cancel: CancelFlag,
     pub lesson: String,
+    pub job: Job<Box<RunOutcome>, Progress>,
 }
 
-/// Starts a run of `source` against `lesson`; `repaint` is called after every message.
+/// Starts a run of `source` against `lesson` as a job of `jobs`.
 pub fn start_run(
+    jobs: &Jobs,
     lesson: Arc<Lesson>,
     source: String,
     source_name: String,
     choice: BackendChoice,
     seed: Option<u64>,
     backends: SharedBackends,
-    repaint: impl Fn() + Send + 'static,
 ) -> RunJob {
-    let (tx, messages) = channel();
-    let cancel = CancelFlag::default();
-    let job = RunJob {
-        messages,
-        cancel: cancel.clone(),
-        lesson: lesson.id.clone(),
-    };
-    std::thread::Builder::new()
-        .name("haloscope-run".into())
-        .spawn(move || {
-            let request = RunRequest {
-                source: source.clone(),
-                source_name,
-                kernel_file: "<editor>".into(),
-                seed,
-                nvrtc_path: None,
-            };
-            let mut progress = |p: Progress| {
-                let _ = tx.send(RunMessage::Progress(p));
-                repaint();
-            };
-            // A first-use set-up of NVRTC still downloading: the run waits for it, showing
-            // where it is, instead of failing to find a compiler.
-            crate::cuda_setup::background::wait(
-                &mut |p| progress(Progress::SettingUp { text: p.to_string() }),
-                &cancel,
-            );
-            let RunOutput { report, trace } = backends.lock().unwrap_or_else(|e| e.into_inner()).run(
-                &lesson,
-                &request,
-                choice,
-                true,
-                &mut progress,
-                &cancel,
-            );
-            static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
-            let id = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-            let _ = tx.send(RunMessage::Done(Box::new(RunOutcome {
-                id,
-                report,
-                trace,
-                source,
-            })));
-            repaint();
+    let id = lesson.id.clone();
+    let job = jobs.start("run", move |cx: &JobContext<Progress>| {
+        let cancel = &cx.cancel;
+        let request = RunRequest {
+            source: source.clone(),
+            source_name,
+            kernel_file: "<editor>".into(),
+            seed,
+            nvrtc_path: None,
+        };
+        let mut progress = |p: Progress| cx.progress(p);
+        // A first-use set-up of NVRTC still downloading: the run waits for it, showing
+        // where it is, instead of failing to find a compiler.
+        crate::cuda_setup::background::wait(&mut |p| progress(Progress::SettingUp { text: p.to_string() }), cancel);
+        let RunOutput { report, trace } = backends.lock().unwrap_or_else(|e| e.into_inner()).run(
+            &lesson,
+            &request,
+            choice,
+            true,
+            &mut progress,
+            cancel,
+        );
+        static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
+        let id = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        Box::new(RunOutcome {
+            id,
+            report,
+            trace,
+            source,
         })
-        .expect("spawn the run thread");
-    job
+    });
+    RunJob { lesson: id, job }
 }

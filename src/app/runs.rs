@@ -4,7 +4,7 @@
 //! is recorded at once.
 
 use super::App;
-use super::runner::{RunJob, RunMessage, RunOutcome, start_run};
+use super::runner::{RunJob, RunOutcome, start_run};
 use super::state::{Attempt, now_seconds};
 use crate::pipeline::Progress;
 use std::collections::BTreeMap;
@@ -29,22 +29,21 @@ impl App {
         self.runs.job.is_some()
     }
 
-    pub fn start_run(&mut self, ctx: &egui::Context) {
+    pub fn start_run(&mut self) {
         if self.runs.job.is_some() {
             return;
         }
         let Some(lesson) = self.lesson().cloned() else { return };
         self.autosave();
-        let repaint_ctx = ctx.clone();
         let name = self.editor.file_name();
         self.runs.job = Some(start_run(
+            &self.jobs,
             lesson,
             self.editor.text.clone(),
             name,
             self.saved.prefs.backend,
             self.options.seed,
             self.backends.clone(),
-            move || repaint_ctx.request_repaint(),
         ));
         self.runs.progress = Some(Progress::Compiling {
             compiler: crate::lesson::Language::of(&self.editor.file_name()).compiler(),
@@ -53,22 +52,19 @@ impl App {
     }
 
     pub fn cancel_run(&mut self) {
-        if let Some(job) = &self.runs.job {
-            job.cancel.cancel();
+        if let Some(run) = &self.runs.job {
+            run.job.cancel();
             self.status = "cancelling…".into();
         }
     }
 
     pub(super) fn poll_run(&mut self) {
-        let Some(job) = &self.runs.job else { return };
-        let mut finished = None;
-        while let Ok(message) = job.messages.try_recv() {
-            match message {
-                RunMessage::Progress(p) => self.runs.progress = Some(p),
-                RunMessage::Done(outcome) => finished = Some((job.lesson.clone(), outcome)),
-            }
+        let Some(run) = &self.runs.job else { return };
+        if let Some(p) = run.job.progress() {
+            self.runs.progress = Some(p);
         }
-        if let Some((lesson_id, outcome)) = finished {
+        if let Some(outcome) = run.job.poll() {
+            let lesson_id = run.lesson.clone();
             self.runs.job = None;
             self.runs.progress = None;
             let report = &outcome.report;
