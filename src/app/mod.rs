@@ -28,6 +28,7 @@ pub mod storage;
 mod theme;
 mod top_bar;
 pub mod view;
+pub mod views;
 mod window;
 
 pub use instrument::save_png;
@@ -100,7 +101,7 @@ pub struct App {
     pub cache: Caches,
     pub editor: editor::EditorState,
     /// The results panel's views (diagram, replay, heat map, compare, PTX & SASS).
-    pub views: view::Views,
+    pub views: views::Views,
     /// Every piece of background work: runs and the views' jobs.
     pub jobs: jobs::Jobs,
     /// A grading table being walked through (`--grades`, "Open grading table…").
@@ -165,7 +166,7 @@ impl App {
                 applied_theme: None,
             },
             editor: editor::EditorState::new(dark),
-            views: view::Views {
+            views: views::Views {
                 diagram: diagram::DiagramState::default(),
                 replay: replay::ReplayState::starting(options.play_replay, options.replay_step),
                 heatmap: Default::default(),

@@ -71,53 +71,6 @@ impl<'a> ViewContext<'a> {
     }
 }
 
-/// The results panel's views with state of their own.
-pub struct Views {
-    pub diagram: super::diagram::DiagramState,
-    pub replay: super::replay::ReplayState,
-    pub heatmap: super::heatmap::HeatMapState,
-    pub compare: super::compare::CompareState,
-    pub machine_code: super::machine_code_view::MachineCodeView,
-}
-
-impl Views {
-    fn all(&self) -> [&dyn View; 5] {
-        [
-            &self.diagram,
-            &self.replay,
-            &self.heatmap,
-            &self.compare,
-            &self.machine_code,
-        ]
-    }
-
-    fn all_mut(&mut self) -> [&mut dyn View; 5] {
-        [
-            &mut self.diagram,
-            &mut self.replay,
-            &mut self.heatmap,
-            &mut self.compare,
-            &mut self.machine_code,
-        ]
-    }
-
-    pub fn lesson_changed(&mut self, lesson: &Arc<Lesson>) {
-        for view in self.all_mut() {
-            view.lesson_changed(lesson);
-        }
-    }
-
-    pub fn poll(&mut self) {
-        for view in self.all_mut() {
-            view.poll();
-        }
-    }
-
-    pub fn busy(&self) -> bool {
-        self.all().iter().any(|v| v.busy())
-    }
-}
-
 /// A part of the window with its own state.
 pub trait View {
     /// Draws the view into `ui`.

@@ -67,8 +67,8 @@ pub fn apply(op: AtomOp, ty: AtomTy, old: u64, b: u64, c: u64) -> u64 {
 impl BlockRunner<'_> {
     // Out of line: keeps the hot ALU dispatch in `execute` small (its stack frame, too).
     #[inline(never)]
-    pub(super) fn atomic(&mut self, warp: &mut Warp, pc: usize, m: u32) -> Result<(), EmuFault> {
-        let Kind::Atom {
+    pub(super) fn atomic(&mut self, warp: &mut Warp, pc: usize, atomic: Atomic, m: u32) -> Result<(), EmuFault> {
+        let Atomic {
             space,
             op,
             ty,
@@ -76,10 +76,7 @@ impl BlockRunner<'_> {
             addr,
             b,
             c,
-        } = self.prog.insts[pc].kind.clone()
-        else {
-            unreachable!("not an atomic")
-        };
+        } = atomic;
         let addrs = self.addresses(warp, addr);
         let b = self.read(warp, b);
         let c = c.map(|c| self.read(warp, c)).unwrap_or([0; 32]);

@@ -356,11 +356,11 @@ impl<'a> BlockRunner<'a> {
                     Kind::Bra { .. }
                     | Kind::Exit
                     | Kind::Bar { .. }
-                    | Kind::Shfl { .. }
-                    | Kind::Vote { .. }
-                    | Kind::Match { .. }
-                    | Kind::Redux { .. }
-                    | Kind::WarpSync { .. }
+                    | Kind::Warp(WarpKind::Shfl { .. })
+                    | Kind::Warp(WarpKind::Vote { .. })
+                    | Kind::Warp(WarpKind::Match { .. })
+                    | Kind::Warp(WarpKind::Redux { .. })
+                    | Kind::Warp(WarpKind::WarpSync { .. })
                         if eff != 0 =>
                     {
                         warp.stack[top_index].pc = pc as u32;
@@ -478,9 +478,10 @@ impl<'a> BlockRunner<'a> {
                     pc as u32 + 1,
                 );
             }
-            _ => {
+            Kind::Warp(op) => {
                 // A warp-wide operation (shuffle, vote, match, reduction).
-                if self.warp_op(warp, pc, eff)? {
+                let op = op.clone();
+                if self.warp_op(warp, pc, &op, eff)? {
                     warp.stack[top_index].pc += 1;
                 } else {
                     // Threads the mask names are on another path: wait for them.
@@ -491,6 +492,7 @@ impl<'a> BlockRunner<'a> {
                     warp.park(eff, wait, pc as u32);
                 }
             }
+            _ => unreachable!("run_warp steers only branches, exits, barriers and warp-level instructions"),
         }
         Ok(())
     }
@@ -805,30 +807,13 @@ impl<'a> BlockRunner<'a> {
                 }
             }
             Kind::Ld { .. } | Kind::St { .. } => self.load_store(warp, pc, m)?,
-            Kind::Atom { .. } => self.atomic(warp, pc, m)?,
-            Kind::Shfl { .. }
-            | Kind::Vote { .. }
-            | Kind::Match { .. }
-            | Kind::Activemask { .. }
-            | Kind::Redux { .. }
-            | Kind::WarpSync { .. } => {
-                self.warp_op(warp, pc, m)?;
+            Kind::Atom(atomic) => self.atomic(warp, pc, atomic.clone(), m)?,
+            Kind::Warp(op) => {
+                let op = op.clone();
+                self.warp_op(warp, pc, &op, m)?;
             }
-            Kind::Prmt { .. }
-            | Kind::Shf { .. }
-            | Kind::Sad { .. }
-            | Kind::Mul24 { .. }
-            | Kind::Lop3 { .. }
-            | Kind::FDirected { .. }
-            | Kind::Dp { .. }
-            | Kind::Testp { .. }
-            | Kind::Copysign { .. }
-            | Kind::FApprox { .. }
-            | Kind::Half { .. }
-            | Kind::HalfSetp { .. }
-            | Kind::Bfind { .. }
-            | Kind::Fns { .. } => self.numeric(warp, pc, m),
-            Kind::Printf { .. } | Kind::AssertFail { .. } | Kind::Trap { .. } => self.device_call(warp, pc, m)?,
+            Kind::Numeric(op) => self.numeric(warp, op.clone(), m),
+            Kind::Call(call) => self.device_call(warp, pc, call.clone(), m)?,
             // A guarded-off `nanosleep`; an executed one ends the warp's turn in `run_warp`.
             Kind::Nop | Kind::Yield => {}
             Kind::Bra { .. } | Kind::Bar { .. } | Kind::Exit => unreachable!("control flow is handled by run_warp"),

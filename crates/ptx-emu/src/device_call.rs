@@ -47,9 +47,9 @@ impl ArgSource for LaneArgs<'_> {
 impl BlockRunner<'_> {
     // Out of line: keeps the hot ALU dispatch in `execute` small (its stack frame, too).
     #[inline(never)]
-    pub(super) fn device_call(&mut self, warp: &mut Warp, pc: usize, m: u32) -> Result<(), EmuFault> {
-        match self.prog.insts[pc].kind.clone() {
-            Kind::Printf { format: f, args, ret } => {
+    pub(super) fn device_call(&mut self, warp: &mut Warp, pc: usize, call: CallKind, m: u32) -> Result<(), EmuFault> {
+        match call {
+            CallKind::Printf { format: f, args, ret } => {
                 let (f, args) = (self.read(warp, f), self.read(warp, args));
                 let local_bytes = self.prog.local_bytes as usize;
                 let mut used = [0u64; 32];
@@ -80,7 +80,7 @@ impl BlockRunner<'_> {
                 }
                 Ok(())
             }
-            Kind::AssertFail { message, file, line } => {
+            CallKind::AssertFail { message, file, line } => {
                 let l = m.trailing_zeros() as usize;
                 let (message, file, line) = (self.read(warp, message), self.read(warp, file), self.read(warp, line));
                 let text = self.mem.read_c_string(message[l], MAX_STRING).unwrap_or_default();
@@ -97,7 +97,7 @@ impl BlockRunner<'_> {
                     Some((warp, l as u32)),
                 ))
             }
-            Kind::Trap { what, unsupported } => {
+            CallKind::Trap { what, unsupported } => {
                 let kind = if unsupported {
                     EmuFaultKind::Unsupported { what }
                 } else {
@@ -107,7 +107,6 @@ impl BlockRunner<'_> {
                 };
                 Err(self.fault(kind, Some(pc as u32), Some((warp, m.trailing_zeros()))))
             }
-            _ => unreachable!("not a device call"),
         }
     }
 }

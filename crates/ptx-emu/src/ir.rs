@@ -313,10 +313,40 @@ pub enum Kind {
         arrive: bool,
         red: Option<BarRed>,
     },
+    /// `atom` / `red` on global, shared or generic memory (atomic.rs).
+    Atom(Atomic),
+    Exit,
+    Nop,
+    /// `nanosleep`: the warp gives way to the block's other warps (a warp spinning on a flag
+    /// that another warp sets sleeps in its loop; running it on alone would never end).
+    Yield,
+    /// Warp-level instructions: shuffles, votes, matches, reductions, `__syncwarp` (warp_ops.rs).
+    Warp(WarpKind),
+    /// Integer and float instructions beyond the plain ALU ones (numeric.rs).
+    Numeric(NumericKind),
+    /// Calls into the device runtime: printf, assert, trap (device_call.rs).
+    Call(CallKind),
+}
+
+/// `atom` / `red`: executed by `BlockRunner::atomic` (atomic.rs).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Atomic {
+    pub space: MemSpace,
+    pub op: AtomOp,
+    pub ty: AtomTy,
+    /// None for `red` (no value returned).
+    pub d: Option<Reg>,
+    pub addr: Addr,
+    pub b: Src,
+    /// The swap value of `cas`.
+    pub c: Option<Src>,
+}
+
+/// The warp-level family: each executed by `BlockRunner::warp_op` (warp_ops.rs).
+#[derive(Debug, Clone, PartialEq)]
+pub enum WarpKind {
     /// `bar.warp.sync mask` (`__syncwarp`).
-    WarpSync {
-        mask: Src,
-    },
+    WarpSync { mask: Src },
     /// `shfl.sync.mode.b32 d[|p], a, b, c, membermask`.
     Shfl {
         mode: ShflMode,
@@ -344,9 +374,7 @@ pub enum Kind {
         bits: u8,
     },
     /// `activemask.b32 d`.
-    Activemask {
-        d: Reg,
-    },
+    Activemask { d: Reg },
     /// `redux.sync.op.type d, a, membermask`.
     Redux {
         op: ReduxOp,
@@ -355,18 +383,11 @@ pub enum Kind {
         a: Src,
         mask: Src,
     },
-    /// `atom` / `red` on global, shared or generic memory.
-    Atom {
-        space: MemSpace,
-        op: AtomOp,
-        ty: AtomTy,
-        /// None for `red` (no value returned).
-        d: Option<Reg>,
-        addr: Addr,
-        b: Src,
-        /// The swap value of `cas`.
-        c: Option<Src>,
-    },
+}
+
+/// The numeric family: each executed by `BlockRunner::numeric` (numeric.rs).
+#[derive(Debug, Clone, PartialEq)]
+pub enum NumericKind {
     /// `prmt.b32{.mode} d, a, b, c`.
     Prmt {
         mode: PrmtMode,
@@ -408,13 +429,7 @@ pub enum Kind {
         b: Src,
     },
     /// `lop3.b32 d, a, b, c, lut`: any three-input bitwise function, as its truth table.
-    Lop3 {
-        d: Reg,
-        a: Src,
-        b: Src,
-        c: Src,
-        lut: u8,
-    },
+    Lop3 { d: Reg, a: Src, b: Src, c: Src, lut: u8 },
     /// `sad.type d, a, b, c`: `c + |a - b|` (`__sad`, `__usad`).
     Sad {
         bits: u8,
@@ -436,19 +451,9 @@ pub enum Kind {
         c: Src,
     },
     /// `testp.op.f32/.f64 p, a`.
-    Testp {
-        op: TestpOp,
-        double: bool,
-        d: PReg,
-        a: Src,
-    },
+    Testp { op: TestpOp, double: bool, d: PReg, a: Src },
     /// `copysign.f32/.f64 d, a, b`: |b| with the sign of a.
-    Copysign {
-        double: bool,
-        d: Reg,
-        a: Src,
-        b: Src,
-    },
+    Copysign { double: bool, d: Reg, a: Src, b: Src },
     /// `ex2/lg2/sin/cos/rsqrt/rcp/sqrt/tanh .approx`: the hardware's approximation, modelled
     /// as the exact value rounded to f32 (within the ISA's documented error bound).
     FApprox {
@@ -482,33 +487,9 @@ pub enum Kind {
         a: Src,
         b: Src,
     },
-    /// `vprintf(format, args)` after inlining: both pointers in the call's local slots.
-    Printf {
-        format: Src,
-        args: Src,
-        ret: Option<Reg>,
-    },
-    /// `__assertfail(message, file, line, function, charsize)`.
-    AssertFail {
-        message: Src,
-        file: Src,
-        line: Src,
-    },
-    /// Reached only when the kernel does something the emulator cannot run (a recursion
-    /// deeper than it unrolls, a call to an unknown external function).
-    Trap {
-        what: String,
-        /// The emulator's limit rather than the kernel's own `trap`.
-        unsupported: bool,
-    },
     /// `fns.b32 d, mask, base, offset`: the position of the offset-th set bit of `mask`
     /// counting up (offset > 0) or down (offset < 0) from bit `base` (`cg::coalesced_group`).
-    Fns {
-        d: Reg,
-        mask: Src,
-        base: Src,
-        offset: Src,
-    },
+    Fns { d: Reg, mask: Src, base: Src, offset: Src },
     /// `bfind{.shiftamt}.type d, a`: position of the most significant non-sign bit.
     Bfind {
         bits: u8,
@@ -517,11 +498,22 @@ pub enum Kind {
         d: Reg,
         a: Src,
     },
-    Exit,
-    Nop,
-    /// `nanosleep`: the warp gives way to the block's other warps (a warp spinning on a flag
-    /// that another warp sets sleeps in its loop; running it on alone would never end).
-    Yield,
+}
+
+/// The device-call family: each executed by `BlockRunner::device_call` (device_call.rs).
+#[derive(Debug, Clone, PartialEq)]
+pub enum CallKind {
+    /// `vprintf(format, args)` after inlining: both pointers in the call's local slots.
+    Printf { format: Src, args: Src, ret: Option<Reg> },
+    /// `__assertfail(message, file, line, function, charsize)`.
+    AssertFail { message: Src, file: Src, line: Src },
+    /// Reached only when the kernel does something the emulator cannot run (a recursion
+    /// deeper than it unrolls, a call to an unknown external function).
+    Trap {
+        what: String,
+        /// The emulator's limit rather than the kernel's own `trap`.
+        unsupported: bool,
+    },
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -701,10 +693,10 @@ impl Inst {
             } | Kind::St {
                 space: MemSpace::Global | MemSpace::Generic,
                 ..
-            } | Kind::Atom {
+            } | Kind::Atom(Atomic {
                 space: MemSpace::Global | MemSpace::Generic,
                 ..
-            }
+            })
         )
     }
 }
@@ -796,8 +788,8 @@ impl Program {
         let access = match &inst.kind {
             Kind::Ld { .. } => Some(AccessKind::Load),
             Kind::St { .. } => Some(AccessKind::Store),
-            Kind::Atom { d: None, .. } => Some(AccessKind::Reduction),
-            Kind::Atom { .. } => Some(AccessKind::Atomic),
+            Kind::Atom(Atomic { d: None, .. }) => Some(AccessKind::Reduction),
+            Kind::Atom(_) => Some(AccessKind::Atomic),
             _ => None,
         };
         Some(InstructionInfo {
@@ -918,27 +910,27 @@ impl Kind {
     /// The CUDA call a warp-level instruction comes from, for messages.
     pub fn warp_call_name(&self) -> &'static str {
         match self {
-            Kind::Shfl { mode: ShflMode::Up, .. } => "__shfl_up_sync",
-            Kind::Shfl {
+            Kind::Warp(WarpKind::Shfl { mode: ShflMode::Up, .. }) => "__shfl_up_sync",
+            Kind::Warp(WarpKind::Shfl {
                 mode: ShflMode::Down, ..
-            } => "__shfl_down_sync",
-            Kind::Shfl {
+            }) => "__shfl_down_sync",
+            Kind::Warp(WarpKind::Shfl {
                 mode: ShflMode::Bfly, ..
-            } => "__shfl_xor_sync",
-            Kind::Shfl { .. } => "__shfl_sync",
-            Kind::Vote {
+            }) => "__shfl_xor_sync",
+            Kind::Warp(WarpKind::Shfl { .. }) => "__shfl_sync",
+            Kind::Warp(WarpKind::Vote {
                 mode: VoteMode::Ballot, ..
-            } => "__ballot_sync",
-            Kind::Vote {
+            }) => "__ballot_sync",
+            Kind::Warp(WarpKind::Vote {
                 mode: VoteMode::All, ..
-            } => "__all_sync",
-            Kind::Vote {
+            }) => "__all_sync",
+            Kind::Warp(WarpKind::Vote {
                 mode: VoteMode::Any, ..
-            } => "__any_sync",
-            Kind::Vote { .. } => "__uni_sync",
-            Kind::Match { all: true, .. } => "__match_all_sync",
-            Kind::Match { .. } => "__match_any_sync",
-            Kind::Redux { .. } => "__reduce_*_sync",
+            }) => "__any_sync",
+            Kind::Warp(WarpKind::Vote { .. }) => "__uni_sync",
+            Kind::Warp(WarpKind::Match { all: true, .. }) => "__match_all_sync",
+            Kind::Warp(WarpKind::Match { .. }) => "__match_any_sync",
+            Kind::Warp(WarpKind::Redux { .. }) => "__reduce_*_sync",
             _ => "__syncwarp",
         }
     }

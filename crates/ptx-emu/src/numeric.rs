@@ -288,14 +288,14 @@ pub fn half_compare(cmp: Cmp, is_bf16: bool, a: u16, b: u16) -> bool {
 impl BlockRunner<'_> {
     // Out of line: keeps the hot ALU dispatch in `execute` small (its stack frame, too).
     #[inline(never)]
-    pub(super) fn numeric(&mut self, warp: &mut Warp, pc: usize, m: u32) {
-        match self.prog.insts[pc].kind.clone() {
-            Kind::Prmt { mode, d, a, b, c } => {
+    pub(super) fn numeric(&mut self, warp: &mut Warp, op: NumericKind, m: u32) {
+        match op {
+            NumericKind::Prmt { mode, d, a, b, c } => {
                 self.map3(warp, m, d, a, b, c, |x, y, z| {
                     prmt(mode, x as u32, y as u32, z as u32) as u64
                 });
             }
-            Kind::Shf {
+            NumericKind::Shf {
                 left,
                 clamp,
                 d,
@@ -307,7 +307,7 @@ impl BlockRunner<'_> {
                     shf(left, clamp, x as u32, y as u32, z as u32) as u64
                 });
             }
-            Kind::Dp {
+            NumericKind::Dp {
                 four,
                 hi,
                 a_signed,
@@ -322,17 +322,17 @@ impl BlockRunner<'_> {
                     dp(four, hi, a_signed, b_signed, a[l] as u32, b[l] as u32, c[l] as u32) as u64
                 });
             }
-            Kind::Testp { op, double, d, a } => {
+            NumericKind::Testp { op, double, d, a } => {
                 let a = self.read(warp, a);
                 let bits = (0..32).fold(0u32, |acc, l| acc | (testp(op, double, a[l]) as u32) << l);
                 warp.write_pred(d, m, bits);
             }
-            Kind::Copysign { double, d, a, b } => {
+            NumericKind::Copysign { double, d, a, b } => {
                 let (a, b) = (self.read(warp, a), self.read(warp, b));
                 let sign = if double { 1u64 << 63 } else { 1u64 << 31 };
                 warp.write_lanes(d, m, |l| (b[l] & !sign) | (a[l] & sign));
             }
-            Kind::FDirected {
+            NumericKind::FDirected {
                 op,
                 round,
                 ftz,
@@ -358,15 +358,15 @@ impl BlockRunner<'_> {
                     f32_bits(r)
                 });
             }
-            Kind::Mul24 { hi, signed, d, a, b } => {
+            NumericKind::Mul24 { hi, signed, d, a, b } => {
                 self.map2(warp, m, d, a, b, |x, y| mul24(hi, signed, x as u32, y as u32) as u64);
             }
-            Kind::Lop3 { d, a, b, c, lut } => {
+            NumericKind::Lop3 { d, a, b, c, lut } => {
                 self.map3(warp, m, d, a, b, c, |x, y, z| {
                     lop3(lut, x as u32, y as u32, z as u32) as u64
                 });
             }
-            Kind::Sad {
+            NumericKind::Sad {
                 bits,
                 signed,
                 d,
@@ -376,7 +376,7 @@ impl BlockRunner<'_> {
             } => {
                 self.map3(warp, m, d, a, b, c, |x, y, z| sad(bits, signed, x, y, z));
             }
-            Kind::Bfind {
+            NumericKind::Bfind {
                 bits,
                 signed,
                 shiftamt,
@@ -386,12 +386,12 @@ impl BlockRunner<'_> {
                 let a = self.read(warp, a);
                 warp.write_lanes(d, m, |l| bfind(bits, signed, shiftamt, a[l]));
             }
-            Kind::Fns { d, mask, base, offset } => {
+            NumericKind::Fns { d, mask, base, offset } => {
                 self.map3(warp, m, d, mask, base, offset, |x, y, z| {
                     fns(x as u32, y as u32, z as u32 as i32) as u64
                 });
             }
-            Kind::FApprox {
+            NumericKind::FApprox {
                 op,
                 double,
                 ftz,
@@ -402,7 +402,7 @@ impl BlockRunner<'_> {
                 let (a, b) = (self.read(warp, a), self.read(warp, b));
                 warp.write_lanes(d, m, |l| approx(op, double, ftz, a[l], b[l]));
             }
-            Kind::Half {
+            NumericKind::Half {
                 op,
                 bf16,
                 x2,
@@ -416,7 +416,7 @@ impl BlockRunner<'_> {
                 let (a, b, c) = (self.read(warp, a), self.read(warp, b), self.read(warp, c));
                 warp.write_lanes(d, m, |l| half(op, bf16, x2, ftz, sat, a[l], b[l], c[l]));
             }
-            Kind::HalfSetp {
+            NumericKind::HalfSetp {
                 cmp,
                 bf16,
                 x2,
@@ -437,7 +437,6 @@ impl BlockRunner<'_> {
                     warp.write_pred(d2, m, test(16));
                 }
             }
-            _ => unreachable!("not a numeric instruction"),
         }
     }
 }

@@ -26,8 +26,7 @@ impl BlockRunner<'_> {
     /// threads on another path first (nothing was executed).
     // Out of line: keeps the hot ALU dispatch in `execute` small (its stack frame, too).
     #[inline(never)]
-    pub(super) fn warp_op(&mut self, warp: &mut Warp, pc: usize, m: u32) -> Result<bool, EmuFault> {
-        let inst = &self.prog.insts[pc];
+    pub(super) fn warp_op(&mut self, warp: &mut Warp, pc: usize, op: &WarpKind, m: u32) -> Result<bool, EmuFault> {
         if self.cfg.lanes_per_warp != 32 {
             return Err(self.fault(
                 EmuFaultKind::Unsupported {
@@ -37,16 +36,16 @@ impl BlockRunner<'_> {
                 None,
             ));
         }
-        let mask_src = match &inst.kind {
-            Kind::Shfl { mask, .. }
-            | Kind::Vote { mask, .. }
-            | Kind::Match { mask, .. }
-            | Kind::Redux { mask, .. }
-            | Kind::WarpSync { mask } => Some(*mask),
-            _ => None,
+        let mask_src = match op {
+            WarpKind::Shfl { mask, .. }
+            | WarpKind::Vote { mask, .. }
+            | WarpKind::Match { mask, .. }
+            | WarpKind::Redux { mask, .. }
+            | WarpKind::WarpSync { mask } => Some(*mask),
+            WarpKind::Activemask { .. } => None,
         };
         let Some(src) = mask_src else {
-            self.warp_op_for(warp, pc, m, m);
+            self.warp_op_for(warp, op, m, m);
             return Ok(true);
         };
         let masks = self.read(warp, src);
@@ -59,17 +58,17 @@ impl BlockRunner<'_> {
         while left != 0 {
             let mask = masks[left.trailing_zeros() as usize] as u32;
             let group = lanes_where(left, |l| masks[l] as u32 == mask);
-            self.warp_op_for(warp, pc, group, mask & m);
+            self.warp_op_for(warp, op, group, mask & m);
             left &= !group;
         }
         Ok(true)
     }
 
-    /// The warp-level instruction at `pc` for lanes `m`, among the threads `members` (those
-    /// of `m` its member mask names).
-    fn warp_op_for(&mut self, warp: &mut Warp, pc: usize, m: u32, members: u32) {
-        match self.prog.insts[pc].kind.clone() {
-            Kind::Shfl {
+    /// The warp-level instruction `op` for lanes `m`, among the threads `members` (those of
+    /// `m` its member mask names).
+    fn warp_op_for(&mut self, warp: &mut Warp, op: &WarpKind, m: u32, members: u32) {
+        match op.clone() {
+            WarpKind::Shfl {
                 mode, d, p, a, b, c, ..
             } => {
                 let (a, b, c) = (self.read(warp, a), self.read(warp, b), self.read(warp, c));
@@ -105,7 +104,7 @@ impl BlockRunner<'_> {
                     warp.write_pred(p, m, valid);
                 }
             }
-            Kind::Vote { mode, d, a, .. } => {
+            WarpKind::Vote { mode, d, a, .. } => {
                 let pv = warp.preds[a.reg as usize] ^ if a.negate { u32::MAX } else { 0 };
                 let set = pv & members;
                 match (mode, d) {
@@ -121,7 +120,7 @@ impl BlockRunner<'_> {
                     _ => unreachable!("decoder pairs ballot with a register, the rest with a predicate"),
                 }
             }
-            Kind::Match { all, d, p, a, bits, .. } => {
+            WarpKind::Match { all, d, p, a, bits, .. } => {
                 let a = self.read(warp, a);
                 let value = |l: usize| a[l] & super::alu::mask(bits);
                 let mut result = [0u64; 32];
@@ -148,8 +147,8 @@ impl BlockRunner<'_> {
                     warp.write_pred(p, m, pbits);
                 }
             }
-            Kind::Activemask { d } => warp.write_lanes(d, m, |_| m as u64),
-            Kind::Redux { op, signed, d, a, .. } => {
+            WarpKind::Activemask { d } => warp.write_lanes(d, m, |_| m as u64),
+            WarpKind::Redux { op, signed, d, a, .. } => {
                 let a = self.read(warp, a);
                 let lanes = (0..32usize).filter(|&l| (members >> l) & 1 != 0);
                 let v = |l: usize| a[l] & 0xFFFF_FFFF;
@@ -166,8 +165,7 @@ impl BlockRunner<'_> {
                 warp.write_lanes(d, m, |_| result);
             }
             // `__syncwarp(mask)`: the lanes that took part are ordered (memory included).
-            Kind::WarpSync { .. } => warp.clock.sync(m),
-            _ => unreachable!("not a warp-level instruction"),
+            WarpKind::WarpSync { .. } => warp.clock.sync(m),
         }
     }
 
@@ -184,15 +182,15 @@ impl BlockRunner<'_> {
             let at_pc = |p: &super::warp::Path| p.wait.is_some_and(|w| w.id == WARP_SYNC && w.pc == pc);
             let waiting = warp.parked.iter().filter(|p| at_pc(p)).fold(0u32, |m, p| m | p.lanes());
             let mask = match &self.prog.insts[pc as usize].kind {
-                Kind::Shfl { mask, .. }
-                | Kind::Vote { mask, .. }
-                | Kind::Match { mask, .. }
-                | Kind::Redux { mask, .. }
-                | Kind::WarpSync { mask } => named_by(&self.read(warp, *mask), waiting),
+                Kind::Warp(WarpKind::Shfl { mask, .. })
+                | Kind::Warp(WarpKind::Vote { mask, .. })
+                | Kind::Warp(WarpKind::Match { mask, .. })
+                | Kind::Warp(WarpKind::Redux { mask, .. })
+                | Kind::Warp(WarpKind::WarpSync { mask }) => named_by(&self.read(warp, *mask), waiting),
                 _ => continue,
             };
             if mask & warp.live() & !waiting != 0 {
-                if matches!(self.prog.insts[pc as usize].kind, Kind::WarpSync { .. })
+                if matches!(self.prog.insts[pc as usize].kind, Kind::Warp(WarpKind::WarpSync { .. }))
                     && self.release_warp_barriers(warp)
                 {
                     return Ok(warp.resume_ready_path());
@@ -247,7 +245,11 @@ impl BlockRunner<'_> {
     fn release_warp_barriers(&self, warp: &mut Warp) -> bool {
         let at_warp_barrier = |p: &super::warp::Path| {
             p.wait.is_some_and(|w| {
-                w.id == WARP_SYNC && matches!(self.prog.insts[w.pc as usize].kind, Kind::WarpSync { .. })
+                w.id == WARP_SYNC
+                    && matches!(
+                        self.prog.insts[w.pc as usize].kind,
+                        Kind::Warp(WarpKind::WarpSync { .. })
+                    )
             })
         };
         let mut waiting = 0u32;
@@ -256,7 +258,7 @@ impl BlockRunner<'_> {
             let lanes = p.lanes();
             waiting |= lanes;
             if let Some(w) = p.wait
-                && let Kind::WarpSync { mask } = self.prog.insts[w.pc as usize].kind
+                && let Kind::Warp(WarpKind::WarpSync { mask }) = self.prog.insts[w.pc as usize].kind
             {
                 named |= named_by(&self.read(warp, mask), lanes);
             }

@@ -65,7 +65,7 @@ impl Decoder {
                 return Err(format!("symbol is in {sym:?} space but accessed as {space:?}"));
             }
         }
-        Ok(Kind::Atom {
+        Ok(Kind::Atom(Atomic {
             space,
             op,
             ty,
@@ -73,6 +73,6 @@ impl Decoder {
             addr,
             b: self.src(&rest[1], bits, float)?,
             c: rest.get(2).map(|c| self.src(c, bits, float)).transpose()?,
-        })
+        }))
     }
 }

@@ -369,10 +369,10 @@ impl Decoder {
                 return self.sync_kind(i, base, mods);
             }
             "trap" => {
-                return Ok(Kind::Trap {
+                return Ok(Kind::Call(CallKind::Trap {
                     what: "trap (__trap() or asm(\"trap;\"))".into(),
                     unsupported: false,
-                });
+                }));
             }
             "brkpt" => return Ok(Kind::Nop),
             "nanosleep" => return Ok(Kind::Yield),
@@ -690,10 +690,10 @@ impl Decoder {
                 Some(Operand::Name(w)) => w.clone(),
                 _ => "an unsupported call".into(),
             };
-            return Ok(Kind::Trap {
+            return Ok(Kind::Call(CallKind::Trap {
                 what,
                 unsupported: true,
-            });
+            }));
         }
         let reg = |k: usize| -> Result<Src, String> {
             match i.operands.get(k) {
@@ -702,18 +702,18 @@ impl Decoder {
             }
         };
         if text == PRINTF_OP {
-            return Ok(Kind::Printf {
+            return Ok(Kind::Call(CallKind::Printf {
                 ret: Some(self.dst(&i.operands[0])?),
                 format: reg(1)?,
                 args: reg(2)?,
-            });
+            }));
         }
         if text == ASSERT_OP {
-            return Ok(Kind::AssertFail {
+            return Ok(Kind::Call(CallKind::AssertFail {
                 message: reg(0)?,
                 file: reg(1)?,
                 line: reg(2)?,
-            });
+            }));
         }
         Err(format!("unknown pseudo-instruction `{text}`"))
     }
@@ -755,7 +755,7 @@ impl Decoder {
                 other => return Err(format!("setp destination {other:?} is not a predicate")),
             };
             let width = if x2 { 32 } else { 16 };
-            return Ok(Kind::HalfSetp {
+            return Ok(Kind::Numeric(NumericKind::HalfSetp {
                 cmp,
                 bf16,
                 x2,
@@ -763,7 +763,7 @@ impl Decoder {
                 d2,
                 a: self.src(&o[1], width, false)?,
                 b: self.src(&o[2], width, false)?,
-            });
+            }));
         }
         let num_ty = match ty {
             "f32" => NumTy::F32,
@@ -815,7 +815,7 @@ impl Decoder {
                 return Err("only cvt.rn.f16x2.f32 / cvt.rn.bf16x2.f32 are supported for packed halves".into());
             }
             let o = self.operands(i, 3)?;
-            return Ok(Kind::Half {
+            return Ok(Kind::Numeric(NumericKind::Half {
                 op: HalfOp::CvtPack,
                 bf16: types[0] == "bf16x2",
                 x2: true,
@@ -825,7 +825,7 @@ impl Decoder {
                 a: self.src(&o[1], 32, true)?,
                 b: self.src(&o[2], 32, true)?,
                 c: Src::Imm(0),
-            });
+            }));
         }
         let num = |t: &str| -> Result<NumTy, String> {
             Ok(match t {

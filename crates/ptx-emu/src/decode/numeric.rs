@@ -35,24 +35,24 @@ impl Decoder {
                     Some(other) => return Err(format!("prmt mode `.{other}` is not supported")),
                 };
                 let o = self.operands(i, 4)?;
-                Ok(Kind::Prmt {
+                Ok(Kind::Numeric(NumericKind::Prmt {
                     mode,
                     d: self.dst(&o[0])?,
                     a: self.src(&o[1], 32, false)?,
                     b: self.src(&o[2], 32, false)?,
                     c: self.src(&o[3], 32, false)?,
-                })
+                }))
             }
             "shf" => {
                 let o = self.operands(i, 4)?;
-                Ok(Kind::Shf {
+                Ok(Kind::Numeric(NumericKind::Shf {
                     left: has("l"),
                     clamp: has("clamp"),
                     d: self.dst(&o[0])?,
                     a: self.src(&o[1], 32, false)?,
                     b: self.src(&o[2], 32, false)?,
                     c: self.src(&o[3], 32, false)?,
-                })
+                }))
             }
             "dp4a" | "dp2a" => {
                 // dp4a.atype.btype, dp2a.{lo,hi}.atype.btype
@@ -61,7 +61,7 @@ impl Decoder {
                     return Err("dp4a/dp2a need two operand types".into());
                 }
                 let o = self.operands(i, 4)?;
-                Ok(Kind::Dp {
+                Ok(Kind::Numeric(NumericKind::Dp {
                     four: base == "dp4a",
                     hi: has("hi"),
                     a_signed: types[0] == "s32",
@@ -70,7 +70,7 @@ impl Decoder {
                     a: self.src(&o[1], 32, false)?,
                     b: self.src(&o[2], 32, false)?,
                     c: self.src(&o[3], 32, false)?,
-                })
+                }))
             }
             "testp" => {
                 let op = if has("finite") {
@@ -89,31 +89,31 @@ impl Decoder {
                     return Err("testp needs a test".into());
                 };
                 let o = self.operands(i, 2)?;
-                Ok(Kind::Testp {
+                Ok(Kind::Numeric(NumericKind::Testp {
                     op,
                     double,
                     d: self.pred(super::name_of(&o[0])?)?,
                     a: self.src(&o[1], bits, true)?,
-                })
+                }))
             }
             "copysign" => {
                 let o = self.operands(i, 3)?;
-                Ok(Kind::Copysign {
+                Ok(Kind::Numeric(NumericKind::Copysign {
                     double,
                     d: self.dst(&o[0])?,
                     a: self.src(&o[1], bits, true)?,
                     b: self.src(&o[2], bits, true)?,
-                })
+                }))
             }
             "mul24" => {
                 let o = self.operands(i, 3)?;
-                Ok(Kind::Mul24 {
+                Ok(Kind::Numeric(NumericKind::Mul24 {
                     hi: has("hi"),
                     signed: ty == "s32",
                     d: self.dst(&o[0])?,
                     a: self.src(&o[1], 32, false)?,
                     b: self.src(&o[2], 32, false)?,
-                })
+                }))
             }
             "lop3" => {
                 // The predicate-producing form (`lop3.or.b32 d|p, ...`) is not decoded.
@@ -122,45 +122,45 @@ impl Decoder {
                     ast::Operand::Int(v) if (0..=255).contains(v) => *v as u8,
                     _ => return Err("lop3 needs an immediate truth table (0..255)".into()),
                 };
-                Ok(Kind::Lop3 {
+                Ok(Kind::Numeric(NumericKind::Lop3 {
                     d: self.dst(&o[0])?,
                     a: self.src(&o[1], 32, false)?,
                     b: self.src(&o[2], 32, false)?,
                     c: self.src(&o[3], 32, false)?,
                     lut,
-                })
+                }))
             }
             "sad" => {
                 let o = self.operands(i, 4)?;
                 let bits = crate::ptx::type_bytes(ty).ok_or("sad needs a type")? as u8 * 8;
-                Ok(Kind::Sad {
+                Ok(Kind::Numeric(NumericKind::Sad {
                     bits,
                     signed: ty.starts_with('s'),
                     d: self.dst(&o[0])?,
                     a: self.src(&o[1], bits, false)?,
                     b: self.src(&o[2], bits, false)?,
                     c: self.src(&o[3], bits, false)?,
-                })
+                }))
             }
             "fns" => {
                 let o = self.operands(i, 4)?;
-                Ok(Kind::Fns {
+                Ok(Kind::Numeric(NumericKind::Fns {
                     d: self.dst(&o[0])?,
                     mask: self.src(&o[1], 32, false)?,
                     base: self.src(&o[2], 32, false)?,
                     offset: self.src(&o[3], 32, true)?,
-                })
+                }))
             }
             "bfind" => {
                 let o = self.operands(i, 2)?;
                 let width = crate::ptx::type_bytes(ty).ok_or("bfind needs a type")? as u8 * 8;
-                Ok(Kind::Bfind {
+                Ok(Kind::Numeric(NumericKind::Bfind {
                     bits: width,
                     signed: ty.starts_with('s'),
                     shiftamt: has("shiftamt"),
                     d: self.dst(&o[0])?,
                     a: self.src(&o[1], width, false)?,
-                })
+                }))
             }
             _ => Err("this instruction is not supported by the emulator".into()),
         }
@@ -187,7 +187,7 @@ impl Decoder {
             "fma" | "mad" => DirectedOp::Fma,
             _ => return Err(format!("`{base}` rounded toward zero, down or up is not supported")),
         };
-        Ok(Some(Kind::FDirected {
+        Ok(Some(Kind::Numeric(NumericKind::FDirected {
             op,
             round,
             ftz: mods.contains(&"ftz"),
@@ -199,7 +199,7 @@ impl Decoder {
                 Some(c) => self.src(c, 32, true)?,
                 None => Src::Imm(0),
             },
-        }))
+        })))
     }
 
     /// `ex2`, `lg2`, `sin`, `cos`, `tanh`, and the `.approx` forms of `rcp`, `sqrt`, `rsqrt`,
@@ -225,24 +225,24 @@ impl Decoder {
         let ftz = mods.contains(&"ftz");
         if op == ApproxOp::Div {
             let o = self.operands(i, 3)?;
-            return Ok(Kind::FApprox {
+            return Ok(Kind::Numeric(NumericKind::FApprox {
                 op,
                 double,
                 ftz,
                 d: self.dst(&o[0])?,
                 a: self.src(&o[1], bits, true)?,
                 b: self.src(&o[2], bits, true)?,
-            });
+            }));
         }
         let o = self.operands(i, 2)?;
-        Ok(Kind::FApprox {
+        Ok(Kind::Numeric(NumericKind::FApprox {
             op,
             double,
             ftz,
             d: self.dst(&o[0])?,
             a: self.src(&o[1], bits, true)?,
             b: Src::Imm(0),
-        })
+        }))
     }
 
     /// Arithmetic and comparisons on f16 / bf16 (scalar or x2).
@@ -279,7 +279,7 @@ impl Decoder {
                 None => Ok(Src::Imm(0)),
             }
         };
-        Ok(Kind::Half {
+        Ok(Kind::Numeric(NumericKind::Half {
             op,
             bf16,
             x2,
@@ -289,6 +289,6 @@ impl Decoder {
             a: src(1)?,
             b: src(2)?,
             c: src(3)?,
-        })
+        }))
     }
 }

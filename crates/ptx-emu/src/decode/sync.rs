@@ -11,9 +11,9 @@ impl Decoder {
         match base {
             "bar" | "barrier" if has("warp") => {
                 let o = self.operands(i, 1)?;
-                Ok(Kind::WarpSync {
+                Ok(Kind::Warp(WarpKind::WarpSync {
                     mask: self.src(&o[0], 32, false)?,
-                })
+                }))
             }
             "bar" | "barrier" => self.barrier(i, mods),
             "shfl" => {
@@ -33,7 +33,7 @@ impl Decoder {
                 };
                 let o = self.operands(i, 5)?;
                 let (d, p) = self.value_and_pred(&o[0])?;
-                Ok(Kind::Shfl {
+                Ok(Kind::Warp(WarpKind::Shfl {
                     mode,
                     d,
                     p,
@@ -41,7 +41,7 @@ impl Decoder {
                     b: self.src(&o[2], 32, false)?,
                     c: self.src(&o[3], 32, false)?,
                     mask: self.src(&o[4], 32, false)?,
-                })
+                }))
             }
             "vote" => {
                 let mode = if has("all") {
@@ -68,12 +68,12 @@ impl Decoder {
                 } else {
                     Src::Imm(u32::MAX as u64)
                 };
-                Ok(Kind::Vote {
+                Ok(Kind::Warp(WarpKind::Vote {
                     mode,
                     d,
                     a: self.pred_src(&o[1])?,
                     mask,
-                })
+                }))
             }
             "match" => {
                 let all = has("all");
@@ -83,18 +83,18 @@ impl Decoder {
                 let bits = if has("b64") { 64 } else { 32 };
                 let o = self.operands(i, 3)?;
                 let (d, p) = self.value_and_pred(&o[0])?;
-                Ok(Kind::Match {
+                Ok(Kind::Warp(WarpKind::Match {
                     all,
                     d,
                     p,
                     a: self.src(&o[1], bits, false)?,
                     mask: self.src(&o[2], 32, false)?,
                     bits,
-                })
+                }))
             }
             "activemask" => {
                 let o = self.operands(i, 1)?;
-                Ok(Kind::Activemask { d: self.dst(&o[0])? })
+                Ok(Kind::Warp(WarpKind::Activemask { d: self.dst(&o[0])? }))
             }
             "redux" => {
                 let op = if has("add") {
@@ -116,13 +116,13 @@ impl Decoder {
                     return Err("redux.sync on f32 (sm_100a) is not supported".into());
                 }
                 let o = self.operands(i, 3)?;
-                Ok(Kind::Redux {
+                Ok(Kind::Warp(WarpKind::Redux {
                     op,
                     signed: has("s32"),
                     d: self.dst(&o[0])?,
                     a: self.src(&o[1], 32, false)?,
                     mask: self.src(&o[2], 32, false)?,
-                })
+                }))
             }
             _ => Err("this instruction is not supported by the emulator".into()),
         }
