@@ -251,6 +251,12 @@ fn stop_all_ends_the_heat_maps_count_within_a_second() {
     step_for(&mut h, 600);
     assert!(h.state().views.heatmap.busy(), "the window's count is still running");
     assert_eq!(h.state().jobs.running(), vec!["heat map"]);
+    h.get_by_label("working: heat map");
+    // For looking at (not compared: the spinner turns): the status bar while it counts.
+    let shots = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("stop-all-working.png");
+    if let Ok(image) = h.render() {
+        let _ = image.save(&shots);
+    }
     h.get_by_label("Stop all").click();
     let took = stopped_after(&mut h, std::time::Instant::now());
     println!(
