@@ -330,3 +330,22 @@ fn the_code_tab_explains_the_2d_starters_centre_read() {
     h.run_steps(20);
     assert_eq!(h.state().editor.cursor_line, 27);
 }
+
+/// The chart is a view (issue 30): its Restore asks the app, through an action, to put the
+/// attempt's source back in the editor.
+#[test]
+fn the_charts_restore_puts_an_attempt_back_in_the_editor() {
+    let data = tempfile::tempdir().unwrap();
+    let mut h = harness(data.path(), "stencil-1d");
+    let starter = std::fs::read_to_string(common::root().join("kernels/stencil-1d/starter.cu")).unwrap();
+    run_source(&mut h, &starter);
+    h.state_mut()
+        .editor
+        .replace_text("// edited after the run\n".to_string());
+    h.run();
+    h.get_by_label("Chart").click();
+    h.run();
+    h.get_by_label("Restore").click();
+    h.run();
+    assert_eq!(h.state().editor.text, starter);
+}

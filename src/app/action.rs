@@ -13,6 +13,10 @@ pub enum Action {
     /// Compile, verify and profile the editor's text (Run, Ctrl+Enter).
     Run,
     CancelRun,
+    /// Put an earlier attempt's source in the editor (the chart's Restore).
+    RestoreAttempt(String),
+    /// Say something in the status bar.
+    Status(String),
     /// Stop every background job (a run, the heat map's count, a comparison, a listing).
     CancelAllJobs,
     OpenLesson(String),
@@ -80,6 +84,8 @@ impl App {
     fn apply(&mut self, action: Action) {
         match action {
             Action::Run => self.start_run(),
+            Action::RestoreAttempt(source) => self.editor.replace_text(source),
+            Action::Status(text) => self.status = text,
             Action::CancelAllJobs => {
                 self.jobs.cancel_all();
                 self.status = "cancelling…".into();

@@ -2,17 +2,30 @@
 //! bars, the gate as a dashed line; time per launch beside it for GPU runs. Any attempt can be
 //! restored into the editor; the chart can be saved as PNG.
 
-use super::App;
+use super::action::Action;
 use super::theme::palette;
+use super::view::{View, ViewContext};
 use crate::report::Verdict;
 use crate::report::thousands;
 use egui::{RichText, Ui};
 use egui_plot::{Bar, BarChart, HLine, Legend, LineStyle, Plot};
 
-pub fn show(app: &mut App, ui: &mut Ui) {
-    let Some(lesson) = app.lesson().cloned() else { return };
-    let pal = palette(app.saved.prefs.theme);
-    let progress = app.saved.progress.get(&lesson.id).cloned().unwrap_or_default();
+/// The chart's state: where it was drawn last (for "Save chart as PNG").
+#[derive(Default)]
+pub struct ChartView {
+    rect: Option<egui::Rect>,
+}
+
+impl View for ChartView {
+    fn show(&mut self, cx: &ViewContext, ui: &mut Ui) {
+        show(self, cx, ui);
+    }
+}
+
+fn show(view: &mut ChartView, cx: &ViewContext, ui: &mut Ui) {
+    let lesson = cx.lesson;
+    let pal = palette(cx.prefs.theme);
+    let progress = cx.progress.cloned().unwrap_or_default();
     let mut bars = Vec::new();
     let mut labels: Vec<String> = Vec::new();
     for (name, value) in [
@@ -74,7 +87,7 @@ pub fn show(app: &mut App, ui: &mut Ui) {
                     .color(pal.text),
             );
         });
-    app.chart_rect = Some(response.response.rect);
+    view.rect = Some(response.response.rect);
 
     let timed: Vec<_> = attempts
         .iter()
@@ -102,7 +115,7 @@ pub fn show(app: &mut App, ui: &mut Ui) {
     }
     ui.horizontal(|ui| {
         if ui.button("Save chart as PNG").clicked() {
-            export_png(app, ui.ctx());
+            export_png(view, cx, ui.ctx());
         }
     });
     ui.separator();
@@ -122,21 +135,20 @@ pub fn show(app: &mut App, ui: &mut Ui) {
         });
     }
     if let Some(source) = restore {
-        app.editor.replace_text(source);
+        cx.actions.push(Action::RestoreAttempt(source));
     }
     let _ = first_attempt;
 }
 
 /// Takes a screenshot and keeps the chart's rectangle, saved in the data directory's exports.
-fn export_png(app: &mut App, ctx: &egui::Context) {
-    let Some(rect) = app.chart_rect else { return };
-    let lesson = app.saved.prefs.lesson.clone().unwrap_or_default();
-    let path = app
-        .storage
-        .exports_dir()
-        .join(format!("{lesson}-chart-{}.png", super::state::now_seconds()));
+fn export_png(view: &ChartView, cx: &ViewContext, ctx: &egui::Context) {
+    let Some(rect) = view.rect else { return };
+    let path = cx
+        .exports_dir
+        .join(format!("{}-chart-{}.png", cx.lesson.id, super::state::now_seconds()));
     let ppp = ctx.pixels_per_point();
-    app.status = format!("saving the chart to {}", path.display());
+    cx.actions
+        .push(Action::Status(format!("saving the chart to {}", path.display())));
     ctx.request_screenshot(move |image| match super::save_png(&image, &path, Some((rect, ppp))) {
         Ok(()) => eprintln!("haloscope: chart saved to {}", path.display()),
         Err(e) => eprintln!("haloscope: cannot save the chart: {e}"),

@@ -112,7 +112,6 @@ pub struct App {
     pub confirm_solution: bool,
     /// Presenter mode (F5): results full-window and larger; not saved.
     pub presenting: bool,
-    pub chart_rect: Option<egui::Rect>,
     /// This frame's requests from the panels, applied once at its end.
     pub actions: action::Actions,
     file_dialog: Option<Receiver<files::FileAction>>,
@@ -172,6 +171,7 @@ impl App {
                 heatmap: Default::default(),
                 compare: Default::default(),
                 machine_code: Default::default(),
+                chart: Default::default(),
             },
             jobs: Default::default(),
             grading: None,
@@ -180,7 +180,6 @@ impl App {
             status: String::new(),
             confirm_solution: false,
             presenting: options.presenting,
-            chart_rect: None,
             actions: Default::default(),
             file_dialog: None,
             instrument: instrument::Instrument::new(&options),

@@ -67,8 +67,9 @@ pub fn show(app: &mut App, ui: &mut Ui) {
         .auto_shrink([false, false])
         .show(ui, |ui| match tab {
             ResultTab::Result => result(app, ui),
-            ResultTab::Chart => super::chart::show(app, ui),
-            ResultTab::Diagram | ResultTab::HeatMap | ResultTab::Compare | ResultTab::Code => show_view(app, tab, ui),
+            ResultTab::Diagram | ResultTab::HeatMap | ResultTab::Compare | ResultTab::Code | ResultTab::Chart => {
+                show_view(app, tab, ui)
+            }
         });
 }
 
@@ -78,13 +79,14 @@ fn show_view(app: &mut App, tab: ResultTab, ui: &mut Ui) {
     let App {
         views,
         saved,
+        storage,
         editor,
         runs,
         actions,
         jobs,
         ..
     } = app;
-    let cx = ViewContext::new(&lesson, saved, editor, runs, actions, jobs);
+    let cx = ViewContext::new(&lesson, saved, storage, editor, runs, actions, jobs);
     match tab {
         ResultTab::Diagram => {
             // The block replay above the diagram of one output's reads.
@@ -95,7 +97,8 @@ fn show_view(app: &mut App, tab: ResultTab, ui: &mut Ui) {
         ResultTab::HeatMap => views.heatmap.show(&cx, ui),
         ResultTab::Compare => views.compare.show(&cx, ui),
         ResultTab::Code => views.machine_code.show(&cx, ui),
-        ResultTab::Result | ResultTab::Chart => {}
+        ResultTab::Chart => views.chart.show(&cx, ui),
+        ResultTab::Result => {}
     }
 }
 

@@ -33,6 +33,8 @@ pub struct ViewContext<'a> {
     pub outcome: Option<&'a RunOutcome>,
     pub actions: &'a Actions,
     pub jobs: &'a Jobs,
+    /// Where exports (a saved chart) go.
+    pub exports_dir: PathBuf,
 }
 
 impl<'a> ViewContext<'a> {
@@ -41,6 +43,7 @@ impl<'a> ViewContext<'a> {
     pub fn new(
         lesson: &'a Arc<Lesson>,
         saved: &'a super::Saved,
+        storage: &'a super::storage::Storage,
         editor: &'a super::editor::EditorState,
         runs: &'a super::Runs,
         actions: &'a Actions,
@@ -63,6 +66,7 @@ impl<'a> ViewContext<'a> {
             outcome: runs.latest(Some(&lesson.id)),
             actions,
             jobs,
+            exports_dir: storage.exports_dir(),
         }
     }
 

@@ -13,26 +13,29 @@ pub struct Views {
     pub heatmap: super::heatmap::HeatMapState,
     pub compare: super::compare::CompareState,
     pub machine_code: super::machine_code_view::MachineCodeView,
+    pub chart: super::chart::ChartView,
 }
 
 impl Views {
-    fn all(&self) -> [&dyn View; 5] {
+    fn all(&self) -> [&dyn View; 6] {
         [
             &self.diagram,
             &self.replay,
             &self.heatmap,
             &self.compare,
             &self.machine_code,
+            &self.chart,
         ]
     }
 
-    fn all_mut(&mut self) -> [&mut dyn View; 5] {
+    fn all_mut(&mut self) -> [&mut dyn View; 6] {
         [
             &mut self.diagram,
             &mut self.replay,
             &mut self.heatmap,
             &mut self.compare,
             &mut self.machine_code,
+            &mut self.chart,
         ]
     }
 

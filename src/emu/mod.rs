@@ -2,7 +2,6 @@
 //! in lockstep, exact global-memory sector counts (as `smsp__sass_sectors_mem_global`
 //! counts them) and the learner-facing checks (out-of-bounds, uninitialised shared reads,
 //! shared-memory races, divergent barriers, runaway loops).
-
 //!
 //! The interpreter itself is the `ptx-emu` crate (crates/ptx-emu); this module is its
 //! haloscope side: launching a lesson's kernel on the lesson's buffers, and the `Backend`.
