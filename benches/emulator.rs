@@ -55,7 +55,7 @@ fn time_launch(prog: &Program, lesson: &Lesson, n: u32, options: &RunOptions, re
         warp_insts: stats.warp_insts(),
         lane_insts: stats.lane_insts(),
         global_lanes: stats.per_pc.iter().map(|p| p.global_lanes).sum(),
-        sectors: stats.per_pc.iter().map(|p| p.sectors).sum(),
+        sectors: stats.sectors(),
         output: output.iter().map(|v| v.to_bits()).collect(),
     }
 }

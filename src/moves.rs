@@ -22,19 +22,20 @@ pub use crate::report::moves::{AccessMove, MoveKind, Moves, lines_name};
 use crate::backend::CancelFlag;
 use crate::compile::{CompiledKernel, MachineCode, Target, compile_kernel};
 use crate::emu::{
-    BufferId, INPUT, OUTPUT, Program, RunOptions, TraceSpace, TracedAccess, load_program, run_lesson_kernel,
+    BufferId, Program, RunOptions, TraceSpace, TracedAccess, buffer_name, load_program, run_lesson_kernel,
 };
 use crate::harness::{poisoned_output, random_inputs};
 use crate::lesson::{Language, Lesson};
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::path::Path;
 
-/// One thread's access to one 4-byte word of a buffer, in one epoch of that thread.
+/// One thread's access to one 4-byte word of a buffer, in one epoch of that thread. The
+/// buffer by name: the two builds number their `__device__` variables each in its own order.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
-struct Word {
+struct Word<'a> {
     thread: [u32; 3],
     store: bool,
-    buffer: Option<BufferId>,
+    buffer: &'a str,
     word: u64,
     /// Barriers the block had passed plus global writes the thread had made before the
     /// access. Both builds make the same writes and barriers in the same order (for a kernel
@@ -44,8 +45,11 @@ struct Word {
     epoch: u32,
 }
 
+/// One build's trace, and the name that build gives each of its buffers.
+type NamedTrace<'a, 'n> = (&'a [TracedAccess], &'n dyn Fn(BufferId) -> &'n str);
+
 /// The global accesses of a trace, each with its words.
-fn global_words(trace: &[TracedAccess]) -> Vec<(&TracedAccess, Vec<Word>)> {
+fn global_words<'a, 'n>((trace, name): NamedTrace<'a, 'n>) -> Vec<(&'a TracedAccess, Vec<Word<'n>>)> {
     let mut barriers = 0;
     let mut writes: HashMap<[u32; 3], u32> = HashMap::new();
     let mut out = Vec::new();
@@ -60,11 +64,12 @@ fn global_words(trace: &[TracedAccess]) -> Vec<(&TracedAccess, Vec<Word>)> {
                 }
                 let first = access.offset / 4;
                 let last = (access.offset + access.bytes.max(1) as u64 - 1) / 4;
+                let buffer = access.buffer.map_or("", name);
                 let words = (first..=last)
                     .map(|word| Word {
                         thread: access.thread,
                         store: access.store,
-                        buffer: access.buffer,
+                        buffer,
                         word,
                         epoch,
                     })
@@ -149,24 +154,20 @@ pub fn trace(
     let optimised_trace = run(&optimised)?;
     let unoptimised_trace = run(&unoptimised).map_err(|e| format!("the unoptimised kernel stopped: {e}"))?;
     let place = |pc: u32| optimised.instruction(pc).map(|i| (i.ptx_line, i.line));
-    Ok(match_traces(place, &optimised_trace, &unoptimised_trace))
-}
-
-/// The buffer's name in the sentences (`in`, `out`; a `__device__` variable by number).
-fn buffer_label(buffer: Option<BufferId>) -> String {
-    match buffer {
-        Some(INPUT) => "in".into(),
-        Some(OUTPUT) => "out".into(),
-        Some(BufferId(k)) => format!("global variable {}", k - 1),
-        None => String::new(),
-    }
+    let optimised_name = |b| buffer_name(&optimised, b);
+    let unoptimised_name = |b| buffer_name(&unoptimised, b);
+    Ok(match_traces(
+        place,
+        (&optimised_trace, &optimised_name),
+        (&unoptimised_trace, &unoptimised_name),
+    ))
 }
 
 /// `place`: an optimised pc's (PTX line, `.loc` line).
-fn match_traces(
+fn match_traces<'n>(
     place: impl Fn(u32) -> Option<(u32, u32)>,
-    optimised_trace: &[TracedAccess],
-    unoptimised_trace: &[TracedAccess],
+    optimised_trace: NamedTrace<'_, 'n>,
+    unoptimised_trace: NamedTrace<'_, 'n>,
 ) -> Traced {
     // Which unoptimised (line, pc) touched each word.
     let unoptimised = global_words(unoptimised_trace);
@@ -183,9 +184,10 @@ fn match_traces(
         let Some((ptx_line, loc_line)) = place(access.pc) else {
             continue;
         };
+        let buffer = words.first().map_or("", |w| w.buffer);
         let entry = traced.optimised.entry(ptx_line).or_insert_with(|| Instruction {
             store: access.store,
-            buffer: buffer_label(access.buffer),
+            buffer: buffer.to_string(),
             loc_line,
             ..Instruction::default()
         });
@@ -199,7 +201,11 @@ fn match_traces(
         }
     }
     for (access, words) in &unoptimised {
-        let key = (access.line, access.store, buffer_label(access.buffer));
+        let key = (
+            access.line,
+            access.store,
+            words.first().map_or("", |w| w.buffer).to_string(),
+        );
         let written = traced.written.entry(key).or_default();
         for word in words {
             match made.get(word) {
@@ -427,11 +433,16 @@ mod tests {
             line,
             ptx_line: pc,
             space: TraceSpace::Global,
-            buffer: Some(if store { OUTPUT } else { INPUT }),
+            buffer: Some(if store { crate::emu::OUTPUT } else { crate::emu::INPUT }),
             offset,
             bytes,
             value: 0,
         }
+    }
+
+    /// The names of a kernel with no `__device__` variables.
+    fn lesson_names(b: BufferId) -> &'static str {
+        if b == crate::emu::INPUT { "in" } else { "out" }
     }
 
     #[test]
@@ -447,7 +458,11 @@ mod tests {
         // with no line of its own (pc 0), which ptxas files under line 27.
         let unoptimised = vec![access(0, false, 5, 17, 0, 4), access(0, false, 9, 23, 0, 4)];
         let optimised = vec![access(0, false, 0, 0, 0, 4)];
-        let traced = match_traces(|pc| (pc == 0).then_some((63, 0)), &optimised, &unoptimised);
+        let traced = match_traces(
+            |pc| (pc == 0).then_some((63, 0)),
+            (&optimised, &lesson_names),
+            (&unoptimised, &lesson_names),
+        );
         let machine = MachineCode {
             moved_ptx_lines: BTreeMap::from([(63, 27)]),
             ..MachineCode::default()

@@ -211,8 +211,8 @@ fn show(state: &mut CompareState, cx: &ViewContext, ui: &mut Ui) {
                 if ui.button("Cancel comparison").clicked()
                     && let Some(job) = &state.job
                 {
+                    // `poll` keeps it cancelled once the job hands back what it has.
                     job.cancel();
-                    state.cancelled = true;
                 }
             }
         });

@@ -100,7 +100,7 @@ pub struct App {
     pub runs: Runs,
     pub cache: Caches,
     pub editor: editor::EditorState,
-    /// The results panel's views (diagram, replay, heat map, compare, PTX & SASS).
+    /// The results panel's views (diagram, replay, heat map, compare, PTX & SASS, chart).
     pub views: views::Views,
     /// Every piece of background work: runs and the views' jobs.
     pub jobs: jobs::Jobs,

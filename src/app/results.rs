@@ -44,7 +44,7 @@ pub fn show(app: &mut App, ui: &mut Ui) {
             app.actions.push(Action::CancelRun);
         }
     });
-    if let Some(p) = &app.runs.progress {
+    if let Some(p) = app.runs.progress() {
         ui.add(egui::ProgressBar::new(p.fraction()).text(p.describe()).animate(true));
     }
     ui.separator();

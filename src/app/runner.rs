@@ -27,6 +27,8 @@ pub struct RunOutcome {
 pub struct RunJob {
     pub lesson: String,
     pub job: Job<Box<RunOutcome>, Progress>,
+    /// What the progress bar shows before the job says anything: compiling.
+    pub starting: Progress,
 }
 
 /// Starts a run of `source` against `lesson` as a job of `jobs`.
@@ -40,6 +42,9 @@ pub fn start_run(
     backends: SharedBackends,
 ) -> RunJob {
     let id = lesson.id.clone();
+    let starting = Progress::Compiling {
+        compiler: crate::lesson::Language::of(&source_name).compiler(),
+    };
     let job = jobs.start("run", move |cx: &JobContext<Progress>| {
         let cancel = &cx.cancel;
         let request = RunRequest {
@@ -70,5 +75,9 @@ pub fn start_run(
             source,
         })
     });
-    RunJob { lesson: id, job }
+    RunJob {
+        lesson: id,
+        job,
+        starting,
+    }
 }

@@ -13,7 +13,6 @@ use std::collections::BTreeMap;
 #[derive(Default)]
 pub struct Runs {
     pub job: Option<RunJob>,
-    pub progress: Option<Progress>,
     pub outcomes: BTreeMap<String, RunOutcome>,
 }
 
@@ -21,6 +20,12 @@ impl Runs {
     /// The latest finished run of `lesson`.
     pub fn latest(&self, lesson: Option<&str>) -> Option<&RunOutcome> {
         lesson.and_then(|id| self.outcomes.get(id))
+    }
+
+    /// Where the run in flight is: the latest its job published, or compiling until then.
+    pub fn progress(&self) -> Option<Progress> {
+        let run = self.job.as_ref()?;
+        Some(run.job.progress().unwrap_or_else(|| run.starting.clone()))
     }
 }
 
@@ -45,9 +50,6 @@ impl App {
             self.options.seed,
             self.backends.clone(),
         ));
-        self.runs.progress = Some(Progress::Compiling {
-            compiler: crate::lesson::Language::of(&self.editor.file_name()).compiler(),
-        });
         self.status = "running…".into();
     }
 
@@ -60,13 +62,9 @@ impl App {
 
     pub(super) fn poll_run(&mut self) {
         let Some(run) = &self.runs.job else { return };
-        if let Some(p) = run.job.progress() {
-            self.runs.progress = Some(p);
-        }
         if let Some(outcome) = run.job.poll() {
             let lesson_id = run.lesson.clone();
             self.runs.job = None;
-            self.runs.progress = None;
             let report = &outcome.report;
             self.status = format!("{}: {}", report.verdict.label(), report.headline);
             let attempt = Attempt {

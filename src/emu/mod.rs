@@ -36,7 +36,6 @@ use crate::backend::CancelFlag;
 use crate::harness;
 use crate::lesson::{Contract, ParamKind};
 use crate::ptx::PtxError;
-use std::sync::atomic::{AtomicU64, Ordering};
 
 /// Parses and decodes the lesson's entry from PTX text.
 pub fn load_program(ptx: &str, entry: &str) -> Result<Program, PtxError> {
@@ -161,43 +160,17 @@ pub fn launch_lesson_kernel(
             .map(|w| (w, in_address, in_address + 4 * input_floats)),
     };
     crate::timeline("emulator memory ready");
-    let mut observer = Progressed {
-        collect: Collect::default(),
-        blocks_done: options.blocks_done.as_deref(),
+    let mut observer = Collect {
+        blocks_done: options.blocks_done.clone(),
+        ..Collect::default()
     };
     let stats = launch(prog, &cfg, &mem, &mut observer, cancel, options.host_threads)?;
     crate::timeline("emulator launch done");
     Ok(Launched {
         stats,
-        observed: observer.collect,
+        observed: observer,
         output: mem.take_f32(OUTPUT),
         input_changed: mem.stored_into(INPUT),
         input: mem.take_f32(INPUT),
     })
-}
-
-/// Every event kept, and the finished blocks counted up for a progress bar.
-struct Progressed<'a> {
-    collect: Collect,
-    blocks_done: Option<&'a AtomicU64>,
-}
-
-impl Observer for Progressed<'_> {
-    fn blocks_finished(&self, count: u64) {
-        if let Some(done) = self.blocks_done {
-            done.fetch_add(count, Ordering::Relaxed);
-        }
-    }
-    fn watched_block(&mut self, accesses: Vec<TracedAccess>) {
-        self.collect.watched_block(accesses);
-    }
-    fn findings(&mut self, findings: Vec<ptx_emu::RawFinding>) {
-        self.collect.findings(findings);
-    }
-    fn printed(&mut self, printed: ptx_emu::Printed) {
-        self.collect.printed(printed);
-    }
-    fn fetch_map(&mut self, map: fetch_map::FetchMap) {
-        self.collect.fetch_map(map);
-    }
 }

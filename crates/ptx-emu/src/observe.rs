@@ -8,6 +8,8 @@
 
 use crate::fetch_map::FetchMap;
 use crate::stats::{Printed, RawFinding, TracedAccess};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
 
 /// Receives a launch's events; every method ignores its event unless overridden.
 pub trait Observer: Sync {
@@ -32,16 +34,23 @@ pub struct Ignore;
 
 impl Observer for Ignore {}
 
-/// An observer that keeps every event (what most callers want).
+/// An observer that keeps every event (what most callers want), and counts finished blocks
+/// into `blocks_done` when given one (a progress bar reads it from another thread).
 #[derive(Debug, Default)]
 pub struct Collect {
     pub trace: Vec<TracedAccess>,
     pub findings: Vec<RawFinding>,
     pub printed: Printed,
     pub fetch_map: Option<FetchMap>,
+    pub blocks_done: Option<Arc<AtomicU64>>,
 }
 
 impl Observer for Collect {
+    fn blocks_finished(&self, count: u64) {
+        if let Some(done) = &self.blocks_done {
+            done.fetch_add(count, Ordering::Relaxed);
+        }
+    }
     fn watched_block(&mut self, accesses: Vec<TracedAccess>) {
         self.trace = accesses;
     }
