@@ -217,3 +217,70 @@ fn the_cycle_finder_finds_a_cycle() {
     g.entry("d".into()).or_default().insert("a".into());
     assert_eq!(cycles(&g), vec![vec!["a".to_string(), "b".into(), "c".into()]]);
 }
+
+/// The functions of an app file that draw (take a `Ui` or an `egui::Context`) yet can change
+/// the app: a parameter of type `App`, or a method of `impl App`.
+fn drawing_with_the_app(text: &str) -> Vec<String> {
+    let code = code_lines(text);
+    let mut found = Vec::new();
+    let mut in_impl_app = false;
+    for (i, line) in code.lines().enumerate() {
+        let trimmed = line.trim_start();
+        if line.starts_with("impl") {
+            in_impl_app = trimmed.starts_with("impl App ") || trimmed.starts_with("impl eframe::App for App");
+        }
+        let Some(at) = trimmed.find("fn ") else { continue };
+        if !(at == 0 || trimmed[..at].trim_end().ends_with("pub") || trimmed[..at].contains("pub(")) {
+            continue;
+        }
+        // The signature runs to its body's brace.
+        let signature: String = code
+            .lines()
+            .skip(i)
+            .collect::<Vec<_>>()
+            .join(" ")
+            .chars()
+            .take_while(|&c| c != '{' && c != ';')
+            .collect();
+        let draws = signature.contains("Ui") || signature.contains("egui::Context");
+        let takes_app = signature.contains("App") || (in_impl_app && signature.contains("self"));
+        if draws && takes_app {
+            found.push(signature.split_whitespace().collect::<Vec<_>>().join(" "));
+        }
+    }
+    found
+}
+
+/// Every part of the window draws from the read-only `ViewContext` and asks for changes with
+/// actions (src/app/view.rs); only the frame itself (src/app/mod.rs) holds the app mutably.
+#[test]
+fn the_apps_parts_draw_without_the_app() {
+    let app = Path::new(env!("CARGO_MANIFEST_DIR")).join("src/app");
+    let mut found = Vec::new();
+    let mut files = 0;
+    for entry in std::fs::read_dir(&app).unwrap() {
+        let path = entry.unwrap().path();
+        if path.extension().is_none_or(|e| e != "rs") || path.ends_with("mod.rs") {
+            continue;
+        }
+        files += 1;
+        let text = std::fs::read_to_string(&path).unwrap();
+        for f in drawing_with_the_app(&text) {
+            found.push(format!("{}: {f}", path.display()));
+        }
+    }
+    assert!(files > 20, "read the app's files ({files})");
+    assert!(
+        found.is_empty(),
+        "parts that draw with the app in hand:\n{}",
+        found.join("\n")
+    );
+}
+
+#[test]
+fn drawing_with_the_app_is_found() {
+    let old = "impl App {\n    pub(super) fn top_bar(&mut self, ui: &mut egui::Ui) {\n    }\n}\n\
+               pub fn show(app: &mut App, ui: &mut Ui) {\n}\n\
+               impl View for X {\n    fn show(&mut self, cx: &ViewContext, ui: &mut Ui) {}\n}\n";
+    assert_eq!(drawing_with_the_app(old).len(), 2, "{:?}", drawing_with_the_app(old));
+}

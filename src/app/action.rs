@@ -5,6 +5,8 @@
 //! jump while it still borrows the report it is drawing.
 
 use super::App;
+use super::state::{LessonTab, Prefs, ResultTab, Theme};
+use crate::backend::BackendChoice;
 use crate::lesson::Language;
 use std::cell::RefCell;
 
@@ -21,8 +23,8 @@ pub enum Action {
     CancelAllJobs,
     OpenLesson(String),
     SetLanguage(Language),
-    /// Preferences changed in place (theme, zoom, tab, backend, hints): write them.
-    SavePrefs,
+    /// Change one preference (and write them all).
+    SetPref(PrefChange),
     /// Put the cursor on a source line (diagnostics, findings, marks, reads).
     GoTo {
         line: u32,
@@ -37,13 +39,13 @@ pub enum Action {
     ExportReportDialog,
     /// Open a grading table (grades.json) to walk through a class's answers.
     OpenGradesDialog,
+    CloseGradingTable,
     ResetToStarter,
-    /// Ask before replacing the text with the solution; `ShowSolution` once confirmed.
-    AskForSolution,
+    /// Replace the editor's text with the solution (the editor asked first).
     ShowSolution,
-    CloseSolutionDialog,
     RestoreBeforeReplace,
-    ToggleFind,
+    /// Open the editor's find bar and focus it (Ctrl+F).
+    OpenFind,
     /// Presenter mode on or off: the results full-window, larger, for a projector.
     TogglePresenter,
 }
@@ -55,6 +57,39 @@ impl Action {
             line,
             column: None,
             status: None,
+        }
+    }
+}
+
+/// One preference the learner changed.
+#[derive(Debug, Clone, PartialEq)]
+pub enum PrefChange {
+    Theme(Theme),
+    /// The learner's zoom (A+ / A-), before presenter mode's.
+    Zoom(f32),
+    Backend(BackendChoice),
+    LessonTab(LessonTab),
+    ResultTab(ResultTab),
+    WrapCode(bool),
+    /// How many of a lesson's hints are revealed.
+    HintsShown {
+        lesson: String,
+        count: usize,
+    },
+}
+
+impl PrefChange {
+    fn apply(self, prefs: &mut Prefs) {
+        match self {
+            PrefChange::Theme(theme) => prefs.theme = theme,
+            PrefChange::Zoom(zoom) => prefs.zoom = zoom.clamp(0.5, 3.0),
+            PrefChange::Backend(backend) => prefs.backend = backend,
+            PrefChange::LessonTab(tab) => prefs.lesson_tab = tab,
+            PrefChange::ResultTab(tab) => prefs.result_tab = tab,
+            PrefChange::WrapCode(wrap) => prefs.wrap_code = wrap,
+            PrefChange::HintsShown { lesson, count } => {
+                prefs.hints_shown.insert(lesson, count);
+            }
         }
     }
 }
@@ -93,7 +128,10 @@ impl App {
             Action::CancelRun => self.cancel_run(),
             Action::OpenLesson(id) => self.open_lesson(&id),
             Action::SetLanguage(language) => self.set_language(language),
-            Action::SavePrefs => self.save_prefs(),
+            Action::SetPref(change) => {
+                change.apply(&mut self.saved.prefs);
+                self.save_prefs();
+            }
             Action::GoTo { line, column, status } => {
                 if line > 0 {
                     self.editor.go_to(line, column);
@@ -111,23 +149,16 @@ impl App {
             }
             Action::ExportReportDialog => self.export_report_dialog(),
             Action::OpenGradesDialog => self.grades_dialog(),
+            Action::CloseGradingTable => self.grading = None,
             Action::ResetToStarter => self.replace_with_lesson_file(false),
-            Action::AskForSolution => self.confirm_solution = true,
-            Action::ShowSolution => {
-                self.replace_with_lesson_file(true);
-                self.confirm_solution = false;
-            }
-            Action::CloseSolutionDialog => self.confirm_solution = false,
+            Action::ShowSolution => self.replace_with_lesson_file(true),
             Action::RestoreBeforeReplace => {
                 if let Some(previous) = self.editor.before_replace.clone() {
                     self.editor.replace_text(previous);
                 }
             }
             Action::TogglePresenter => self.presenting = !self.presenting,
-            Action::ToggleFind => {
-                self.editor.find.open = !self.editor.find.open;
-                self.editor.find.focus = self.editor.find.open;
-            }
+            Action::OpenFind => self.editor.open_find(),
         }
     }
 

@@ -23,9 +23,9 @@ impl View for ChartView {
 }
 
 fn show(view: &mut ChartView, cx: &ViewContext, ui: &mut Ui) {
-    let lesson = cx.lesson;
+    let Some(lesson) = cx.lesson else { return };
     let pal = palette(cx.prefs.theme);
-    let progress = cx.progress.cloned().unwrap_or_default();
+    let progress = cx.lesson_progress().cloned().unwrap_or_default();
     let mut bars = Vec::new();
     let mut labels: Vec<String> = Vec::new();
     for (name, value) in [
@@ -142,10 +142,12 @@ fn show(view: &mut ChartView, cx: &ViewContext, ui: &mut Ui) {
 
 /// Takes a screenshot and keeps the chart's rectangle, saved in the data directory's exports.
 fn export_png(view: &ChartView, cx: &ViewContext, ctx: &egui::Context) {
-    let Some(rect) = view.rect else { return };
+    let (Some(rect), Some(lesson_id)) = (view.rect, cx.lesson.map(|l| &l.id)) else {
+        return;
+    };
     let path = cx
         .exports_dir
-        .join(format!("{}-chart-{}.png", cx.lesson.id, super::state::now_seconds()));
+        .join(format!("{}-chart-{}.png", lesson_id, super::state::now_seconds()));
     let ppp = ctx.pixels_per_point();
     cx.actions
         .push(Action::Status(format!("saving the chart to {}", path.display())));

@@ -113,7 +113,7 @@ fn source_of(
     files: &mut HashMap<std::path::PathBuf, Option<String>>,
     side: Side,
 ) -> Option<(String, String)> {
-    let (starter, solution) = &cx.kernels;
+    let (starter, solution) = cx.kernels.as_ref()?;
     let mut file = |path: &std::path::Path| {
         let name = path.file_name()?.to_string_lossy().into_owned();
         let text = files
@@ -127,7 +127,7 @@ fn source_of(
         Side::Solution => file(solution),
         Side::Editor => Some((cx.editor.text.to_string(), cx.editor.file_name.clone())),
         Side::Attempt(i) => cx
-            .progress
+            .lesson_progress()
             .and_then(|p| p.attempts.get(i))
             .map(|a| (a.source.clone(), cx.editor.file_name.clone())),
     }
@@ -139,7 +139,7 @@ fn side_name(cx: &ViewContext, side: Side) -> String {
         Side::Solution => "solution".into(),
         Side::Editor => "editor (now)".into(),
         Side::Attempt(i) => {
-            let attempt = cx.progress.and_then(|p| p.attempts.get(i));
+            let attempt = cx.lesson_progress().and_then(|p| p.attempts.get(i));
             match attempt {
                 Some(a) => format!(
                     "attempt {} ({}, {})",
@@ -154,7 +154,7 @@ fn side_name(cx: &ViewContext, side: Side) -> String {
 }
 
 fn picker(cx: &ViewContext, ui: &mut Ui, label: &str, side: &mut Side) {
-    let attempts = cx.progress.map_or(0, |p| p.attempts.len());
+    let attempts = cx.lesson_progress().map_or(0, |p| p.attempts.len());
     let text = ui.label(label);
     egui::ComboBox::from_id_salt(format!("compare {label}"))
         .selected_text(side_name(cx, *side))
@@ -172,7 +172,7 @@ fn picker(cx: &ViewContext, ui: &mut Ui, label: &str, side: &mut Side) {
 }
 
 fn show(state: &mut CompareState, cx: &ViewContext, ui: &mut Ui) {
-    let lesson = cx.lesson;
+    let Some(lesson) = cx.lesson else { return };
     let pal = palette(cx.prefs.theme);
     ui.horizontal_wrapped(|ui| {
         picker(cx, ui, "left", &mut state.left);

@@ -110,7 +110,7 @@ impl View for DiagramState {
 }
 
 fn show(state: &mut DiagramState, cx: &ViewContext, ui: &mut Ui) {
-    let lesson = cx.lesson;
+    let Some(lesson) = cx.lesson else { return };
     let pal = palette(cx.prefs.theme);
     let reads = state.reads(lesson, cx.outcome);
     ui.label(RichText::new(format!("Block {}x{} and its halo", lesson.block[0], lesson.block[1])).strong());

@@ -9,7 +9,7 @@ use crate::reads::{OutputReads, ReadSource};
 use egui::{Align2, Color32, FontId, Pos2, Rect, RichText, Sense, Ui, Vec2};
 
 pub(super) fn read_list(ui: &mut Ui, cx: &ViewContext, t: [u32; 3], reads: Option<&OutputReads>, pal: &Palette) {
-    let lesson = cx.lesson;
+    let Some(lesson) = cx.lesson else { return };
     let Some(reads) = reads else {
         let hint = if cx.outcome.is_some() {
             "No interior output of this thread was traced (did the kernel store it?)."

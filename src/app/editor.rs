@@ -1,10 +1,11 @@
 //! The kernel editor: highlighted CUDA C++, a gutter with line numbers, diagnostic markers and
 //! sectors per line, find, open/save, reset and show-solution, and the diagnostics list.
 
-use super::App;
 use super::action::Action;
+use super::editor_bar::EditorBar;
 use super::gutter::{GUTTER_WIDTH, LineFigures, Marker};
 use super::highlight::Highlighter;
+use super::view::{EditorView, View, ViewContext};
 use crate::compile::{CompileFailure, Diagnostic, Severity};
 use crate::lesson::Lesson;
 use crate::report::RunReport;
@@ -14,13 +15,6 @@ use std::collections::BTreeMap;
 use std::path::PathBuf;
 
 pub const EDITOR_ID: &str = "kernel_editor";
-#[derive(Default)]
-pub struct FindState {
-    pub open: bool,
-    pub focus: bool,
-    pub query: String,
-    pub message: String,
-}
 
 pub struct EditorState {
     pub text: String,
@@ -36,7 +30,8 @@ pub struct EditorState {
     pub highlighter: Highlighter,
     pub markers: Vec<Marker>,
     pub line_figures: BTreeMap<u32, LineFigures>,
-    pub find: FindState,
+    /// The find bar and the "show the solution?" question.
+    pub bar: EditorBar,
     /// The text before "reset" or "show solution", to restore it.
     pub before_replace: Option<String>,
     /// 1-based line of the cursor, for the status line and tests.
@@ -56,11 +51,26 @@ impl EditorState {
             highlighter: Highlighter::new(dark),
             markers: Vec::new(),
             line_figures: BTreeMap::new(),
-            find: FindState::default(),
+            bar: EditorBar::default(),
             before_replace: None,
             cursor_line: 1,
             pending_cursor: None,
         }
+    }
+
+    /// The text and cursor as the other views see them.
+    pub fn as_view(&self) -> EditorView<'_> {
+        EditorView {
+            text: &self.text,
+            file_name: self.file_name(),
+            cursor_line: self.cursor_line as u32,
+        }
+    }
+
+    /// Opens the find bar with the keyboard's focus in it (Ctrl+F).
+    pub fn open_find(&mut self) {
+        self.bar.find.open = true;
+        self.bar.find.focus = true;
     }
 
     pub fn set_dark(&mut self, dark: bool) {
@@ -206,20 +216,31 @@ impl EditorState {
     }
 }
 
-pub fn show(app: &mut App, ui: &mut Ui) {
-    super::editor_bar::toolbar(app, ui);
-    if app.editor.find.open {
-        super::editor_bar::find_bar(app, ui);
+impl View for EditorState {
+    /// The toolbar, the find bar, the code with its gutter, the diagnostics list, and the
+    /// "show the solution?" dialog. The editor's context has no `editor` (this is it).
+    fn show(&mut self, cx: &ViewContext, ui: &mut Ui) {
+        self.set_dark(cx.dark());
+        let place = (self.file_name(), self.cursor_line, self.before_replace.is_some());
+        self.bar.toolbar(cx, ui, place);
+        if self.bar.find.open
+            && let Some((line, column)) = self.bar.find_bar(&self.text, self.cursor_line, ui)
+        {
+            self.go_to(line, Some(column));
+        }
+        egui::Panel::bottom("diagnostics")
+            .resizable(true)
+            .default_size(120.0)
+            .show(ui, |ui| diagnostics_list(self, cx, ui));
+        code_area(self, cx, ui);
+        if self.bar.confirm_solution {
+            self.bar.solution_dialog(cx, ui.ctx());
+        }
     }
-    egui::Panel::bottom("diagnostics")
-        .resizable(true)
-        .default_size(120.0)
-        .show(ui, |ui| diagnostics_list(app, ui));
-    code_area(app, ui);
 }
 
-fn diagnostics_list(app: &mut App, ui: &mut Ui) {
-    let markers = app.editor.markers.clone();
+fn diagnostics_list(editor: &EditorState, cx: &ViewContext, ui: &mut Ui) {
+    let markers = &editor.markers;
     ui.horizontal(|ui| {
         ui.label(RichText::new("Diagnostics").strong());
         if markers.is_empty() {
@@ -229,7 +250,7 @@ fn diagnostics_list(app: &mut App, ui: &mut Ui) {
     // A note on several lines (a compiler move names every line it involves) is listed once,
     // with all its lines; the margin marks each of them.
     let mut listed: Vec<(&Marker, Vec<u32>)> = Vec::new();
-    for m in &markers {
+    for m in markers {
         match listed
             .iter_mut()
             .find(|(first, _)| !m.error && !first.error && first.message == m.message)
@@ -254,7 +275,7 @@ fn diagnostics_list(app: &mut App, ui: &mut Ui) {
                     .on_hover_text("Go to this line")
                     .clicked()
                 {
-                    app.actions.push(Action::GoTo {
+                    cx.actions.push(Action::GoTo {
                         line: m.line,
                         column: m.column,
                         status: Some(format!("line {}: {}", m.line, m.message)),
@@ -275,15 +296,14 @@ fn char_index_of(text: &str, line: usize, column: usize) -> usize {
     chars
 }
 
-fn code_area(app: &mut App, ui: &mut Ui) {
+fn code_area(editor: &mut EditorState, cx: &ViewContext, ui: &mut Ui) {
     let id = Id::unique(EDITOR_ID);
     let font = FontId::monospace(13.0);
     let row_height = ui.fonts_mut(|f| f.row_height(&font));
-    let wrap = app.saved.prefs.wrap_code;
+    let wrap = cx.prefs.wrap_code;
     // The text box fills the column's height (the code area below the last line is the
     // editor's too, not an empty panel).
     let rows = ((ui.available_height() - 24.0) / row_height).floor().max(8.0) as usize;
-    let editor = &mut app.editor;
     let mut scroll_to: Option<f32> = None;
     if let Some((line, column)) = editor.pending_cursor.take() {
         let index = char_index_of(&editor.text, line, column);

@@ -2,8 +2,10 @@
 //! a class's answers: the rows (student, verdict, sectors) in a window, and for the picked
 //! student the submission, read-only, with its report's verdict, sizes and findings.
 
-use super::App;
+use super::action::Action;
+use super::jobs::{Job, Jobs};
 use super::theme::palette;
+use super::view::{View, ViewContext};
 use crate::grade::table::{GradeRow, GradeTable, GradeVerdict};
 use crate::report::{RunReport, thousands};
 use egui::{RichText, Ui};
@@ -14,7 +16,17 @@ pub struct GradingView {
     pub table: GradeTable,
     pub selected: Option<usize>,
     /// The picked student's source and report, read once per pick.
-    shown: Option<(usize, String, Option<RunReport>)>,
+    shown: Option<Submission>,
+    /// Reading the picked student's files (a report is a few megabytes of JSON: read off
+    /// the frame, through the job service).
+    loading: Option<(usize, Job<Submission>)>,
+}
+
+/// One student's kernel and report, as read from the table's folders.
+struct Submission {
+    row: usize,
+    source: String,
+    report: Option<RunReport>,
 }
 
 impl GradingView {
@@ -24,52 +36,80 @@ impl GradingView {
             table: GradeTable::load(path)?,
             selected: None,
             shown: None,
+            loading: None,
         })
     }
 
-    fn load_selected(&mut self) {
+    /// Starts reading the picked student's files unless they are shown or being read.
+    fn load_selected(&mut self, jobs: &Jobs) {
         let Some(i) = self.selected else { return };
-        if self.shown.as_ref().is_some_and(|(j, _, _)| *j == i) {
+        if self.shown.as_ref().is_some_and(|s| s.row == i) || self.loading.as_ref().is_some_and(|(j, _)| *j == i) {
             return;
         }
-        let row = &self.table.rows[i];
-        let source = if row.file.is_empty() {
-            "(no kernel file was handed in)".to_string()
-        } else {
-            let path = self.table.submissions.join(&row.file);
-            std::fs::read_to_string(&path).unwrap_or_else(|e| format!("(cannot read {}: {e})", path.display()))
-        };
-        let folder = self.path.parent().unwrap_or(Path::new("."));
-        let report = row
-            .report
-            .as_ref()
-            .and_then(|r| std::fs::read_to_string(folder.join(r)).ok())
-            .and_then(|t| serde_json::from_str(&t).ok());
-        self.shown = Some((i, source, report));
+        let row = self.table.rows[i].clone();
+        let submissions = self.table.submissions.clone();
+        let folder = self.path.parent().unwrap_or(Path::new(".")).to_path_buf();
+        // Starting another drops (cancels) the read of an earlier pick.
+        let job = jobs.start("grading table", move |_| {
+            read_submission(i, &row, &submissions, &folder)
+        });
+        self.loading = Some((i, job));
     }
 }
 
-/// The grading window, when a table is open.
-pub fn show(app: &mut App, ctx: &egui::Context) {
-    let pal = palette(app.saved.prefs.theme);
-    let Some(view) = app.grading.as_mut() else { return };
-    let mut open = true;
-    let title = format!("Grading: {} ({} submissions)", view.table.lesson, view.table.rows.len());
-    egui::Window::new(title)
-        .id(egui::Id::unique("grading window"))
-        .open(&mut open)
-        .default_size([900.0, 620.0])
-        .min_height(420.0)
-        .show(ctx, |ui| {
-            ui.label(RichText::new(view.path.display().to_string()).small().weak());
-            ui.columns(2, |columns| {
-                rows(&mut columns[0], view, &pal);
-                view.load_selected();
-                submission(&mut columns[1], view, &pal);
+fn read_submission(row_index: usize, row: &GradeRow, submissions: &Path, folder: &Path) -> Submission {
+    let source = if row.file.is_empty() {
+        "(no kernel file was handed in)".to_string()
+    } else {
+        let path = submissions.join(&row.file);
+        std::fs::read_to_string(&path).unwrap_or_else(|e| format!("(cannot read {}: {e})", path.display()))
+    };
+    let report = row
+        .report
+        .as_ref()
+        .and_then(|r| std::fs::read_to_string(folder.join(r)).ok())
+        .and_then(|t| serde_json::from_str(&t).ok());
+    Submission {
+        row: row_index,
+        source,
+        report,
+    }
+}
+
+/// The grading window (the app shows it while a table is open); closing it asks the app to
+/// drop the table.
+impl View for GradingView {
+    fn show(&mut self, cx: &ViewContext, ui: &mut Ui) {
+        let pal = palette(cx.prefs.theme);
+        let mut open = true;
+        let title = format!("Grading: {} ({} submissions)", self.table.lesson, self.table.rows.len());
+        egui::Window::new(title)
+            .id(egui::Id::unique("grading window"))
+            .open(&mut open)
+            .default_size([900.0, 620.0])
+            .min_height(420.0)
+            .show(ui.ctx(), |ui| {
+                ui.label(RichText::new(self.path.display().to_string()).small().weak());
+                ui.columns(2, |columns| {
+                    rows(&mut columns[0], self, &pal);
+                    self.load_selected(cx.jobs);
+                    submission(&mut columns[1], self, &pal);
+                });
             });
-        });
-    if !open {
-        app.grading = None;
+        if !open {
+            cx.actions.push(Action::CloseGradingTable);
+        }
+    }
+
+    fn poll(&mut self) {
+        if let Some(submission) = self.loading.as_ref().and_then(|(_, job)| job.poll()) {
+            self.shown = Some(submission);
+            self.loading = None;
+        }
+    }
+
+    fn busy(&self) -> bool {
+        self.loading.is_some()
     }
 }
 
@@ -101,8 +141,15 @@ fn rows(ui: &mut Ui, view: &mut GradingView, pal: &super::theme::Palette) {
 }
 
 fn submission(ui: &mut Ui, view: &GradingView, pal: &super::theme::Palette) {
-    let (Some(i), Some((_, source, report))) = (view.selected, &view.shown) else {
+    let Some(i) = view.selected else {
         ui.label("Pick a student to see the submission and its report.");
+        return;
+    };
+    let Some(Submission { source, report, .. }) = view.shown.as_ref().filter(|s| s.row == i) else {
+        ui.horizontal(|ui| {
+            ui.spinner();
+            ui.label("reading the submission…");
+        });
         return;
     };
     let row: &GradeRow = &view.table.rows[i];

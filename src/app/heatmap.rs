@@ -105,7 +105,7 @@ impl View for HeatMapState {
 }
 
 fn show(state: &mut HeatMapState, cx: &ViewContext, ui: &mut Ui) {
-    let lesson = cx.lesson.clone();
+    let Some(lesson) = cx.lesson.cloned() else { return };
     let pal = palette(cx.prefs.theme);
     let sizes = sizes(&lesson);
     if !sizes.contains(&state.n) {

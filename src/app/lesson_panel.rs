@@ -1,52 +1,88 @@
 //! The lesson panel: the course with the learner's progress, then the lesson's text, its
 //! contract at a glance, step-by-step hints and what it teaches.
 
-use super::App;
-use super::action::Action;
+use super::action::{Action, PrefChange};
+use super::highlight::Highlighter;
 use super::state::LessonTab;
+use super::view::{View, ViewContext};
+use crate::lesson::Lesson;
 use crate::report::thousands;
 use egui::{RichText, Ui};
+use std::collections::HashMap;
 
-pub fn show(app: &mut App, ui: &mut Ui) {
-    ui.heading("Lessons");
-    let lessons: Vec<(String, String)> = app
-        .course
-        .lessons
-        .iter()
-        .map(|l| (l.id.clone(), l.title.clone()))
-        .collect();
-    for (id, title) in lessons {
-        let progress = app.saved.progress.get(&id).cloned().unwrap_or_default();
-        let mark = if progress.passed { "[passed] " } else { "" };
-        let best = progress
-            .best_sectors
-            .map(|s| format!("  (best {})", crate::report::compact(s)))
-            .unwrap_or_default();
-        let selected = app.saved.prefs.lesson.as_deref() == Some(id.as_str());
-        if ui.selectable_label(selected, format!("{mark}{title}{best}")).clicked() && !selected {
-            app.actions.push(Action::OpenLesson(id.clone()));
+/// The lesson panel and what it keeps to draw the lesson text quickly.
+pub struct LessonPanel {
+    markdown: egui_commonmark::CommonMarkCache,
+    highlighter: Highlighter,
+    /// Highlighted code blocks of lesson texts, by their text (cleared with the theme).
+    code_jobs: HashMap<String, egui::text::LayoutJob>,
+    /// The theme the code blocks were highlighted for.
+    dark: bool,
+}
+
+impl LessonPanel {
+    pub fn new(dark: bool) -> LessonPanel {
+        LessonPanel {
+            markdown: Default::default(),
+            highlighter: Highlighter::new(dark),
+            code_jobs: HashMap::new(),
+            dark,
         }
     }
-    for broken in &app.course.broken {
+}
+
+impl View for LessonPanel {
+    fn show(&mut self, cx: &ViewContext, ui: &mut Ui) {
+        if cx.dark() != self.dark {
+            self.dark = cx.dark();
+            self.highlighter.set_dark(self.dark);
+            self.code_jobs.clear();
+        }
+        show(self, cx, ui);
+    }
+}
+
+fn show(panel: &mut LessonPanel, cx: &ViewContext, ui: &mut Ui) {
+    ui.heading("Lessons");
+    for lesson in &cx.course.lessons {
+        let progress = cx.progress.get(&lesson.id);
+        let mark = if progress.is_some_and(|p| p.passed) {
+            "[passed] "
+        } else {
+            ""
+        };
+        let best = progress
+            .and_then(|p| p.best_sectors)
+            .map(|s| format!("  (best {})", crate::report::compact(s)))
+            .unwrap_or_default();
+        let selected = cx.lesson.is_some_and(|open| open.id == lesson.id);
+        if ui
+            .selectable_label(selected, format!("{mark}{}{best}", lesson.title))
+            .clicked()
+            && !selected
+        {
+            cx.actions.push(Action::OpenLesson(lesson.id.clone()));
+        }
+    }
+    for broken in &cx.course.broken {
         ui.colored_label(
             egui::Color32::from_rgb(0xE0, 0x40, 0x40),
             format!("broken lesson: {broken}"),
         );
     }
     ui.separator();
-    language_switch(app, ui);
-    let mut tab = app.saved.prefs.lesson_tab;
+    language_switch(cx, ui);
+    let mut tab = cx.prefs.lesson_tab;
     ui.horizontal(|ui| {
         ui.selectable_value(&mut tab, LessonTab::Text, "Lesson");
         ui.selectable_value(&mut tab, LessonTab::Contract, "Contract");
         ui.selectable_value(&mut tab, LessonTab::Hints, "Hints");
         ui.selectable_value(&mut tab, LessonTab::Learn, "You will learn");
     });
-    if tab != app.saved.prefs.lesson_tab {
-        app.saved.prefs.lesson_tab = tab;
-        app.actions.push(Action::SavePrefs);
+    if tab != cx.prefs.lesson_tab {
+        cx.actions.push(Action::SetPref(PrefChange::LessonTab(tab)));
     }
-    let Some(lesson) = app.lesson().cloned() else {
+    let Some(lesson) = cx.lesson else {
         ui.label("No lesson found: start haloscope from its checkout, or pass --lessons DIR.");
         return;
     };
@@ -54,9 +90,9 @@ pub fn show(app: &mut App, ui: &mut Ui) {
         .id_salt("lesson_scroll")
         .auto_shrink([false, false])
         .show(ui, |ui| match tab {
-            LessonTab::Text => lesson_text(app, ui, &lesson.text),
-            LessonTab::Contract => contract(ui, &lesson),
-            LessonTab::Hints => hints(app, ui, &lesson),
+            LessonTab::Text => lesson_text(panel, ui, &lesson.text),
+            LessonTab::Contract => contract(ui, lesson),
+            LessonTab::Hints => hints(cx, ui, lesson),
             LessonTab::Learn => {
                 for item in &lesson.learn {
                     ui.label(format!("• {item}"));
@@ -65,7 +101,7 @@ pub fn show(app: &mut App, ui: &mut Ui) {
         });
 }
 
-fn contract(ui: &mut Ui, lesson: &crate::lesson::Lesson) {
+fn contract(ui: &mut Ui, lesson: &Lesson) {
     egui::Grid::new("contract_grid")
         .num_columns(2)
         .striped(true)
@@ -103,9 +139,8 @@ fn contract(ui: &mut Ui, lesson: &crate::lesson::Lesson) {
     );
 }
 
-fn hints(app: &mut App, ui: &mut Ui, lesson: &crate::lesson::Lesson) {
-    let shown = app
-        .saved
+fn hints(cx: &ViewContext, ui: &mut Ui, lesson: &Lesson) {
+    let shown = cx
         .prefs
         .hints_shown
         .get(&lesson.id)
@@ -121,8 +156,10 @@ fn hints(app: &mut App, ui: &mut Ui, lesson: &crate::lesson::Lesson) {
             .button(format!("Show hint {} of {}", shown + 1, lesson.hints.len()))
             .clicked()
         {
-            app.saved.prefs.hints_shown.insert(lesson.id.clone(), shown + 1);
-            app.actions.push(Action::SavePrefs);
+            cx.actions.push(Action::SetPref(PrefChange::HintsShown {
+                lesson: lesson.id.clone(),
+                count: shown + 1,
+            }));
         }
     } else if lesson.hints.is_empty() {
         ui.label("This lesson has no hints.");
@@ -133,15 +170,15 @@ fn hints(app: &mut App, ui: &mut Ui, lesson: &crate::lesson::Lesson) {
 
 /// Markdown through egui_commonmark, except fenced code blocks, which are shown with the
 /// editor's CUDA highlighting (and without a copy button whose icon egui's fonts lack).
-fn lesson_text(app: &mut App, ui: &mut Ui, text: &str) {
+fn lesson_text(panel: &mut LessonPanel, ui: &mut Ui, text: &str) {
     for (is_code, part) in split_fences(text) {
         if is_code {
             let font = egui::FontId::monospace(12.5);
-            let job = match app.cache.lesson_code_jobs.get(&part) {
+            let job = match panel.code_jobs.get(&part) {
                 Some(job) => job.clone(),
                 None => {
-                    let job = app.cache.lesson_highlighter.layout(&part, font);
-                    app.cache.lesson_code_jobs.insert(part.clone(), job.clone());
+                    let job = panel.highlighter.layout(&part, font);
+                    panel.code_jobs.insert(part.clone(), job.clone());
                     job
                 }
             };
@@ -150,7 +187,7 @@ fn lesson_text(app: &mut App, ui: &mut Ui, text: &str) {
                 ui.label(job);
             });
         } else if !part.trim().is_empty() {
-            egui_commonmark::CommonMarkViewer::new().show(ui, &mut app.cache.markdown, &part);
+            egui_commonmark::CommonMarkViewer::new().show(ui, &mut panel.markdown, &part);
         }
     }
 }
@@ -171,13 +208,13 @@ pub fn split_fences(text: &str) -> Vec<(bool, String)> {
 }
 
 /// CUDA C++ or Rust; Rust is offered when the lesson has Rust kernels and rustc can build them.
-fn language_switch(app: &mut App, ui: &mut Ui) {
+fn language_switch(cx: &ViewContext, ui: &mut Ui) {
     use crate::lesson::Language;
-    let has_rust = app.lesson().is_some_and(|l| l.kernels_for(Language::Rust).is_some());
+    let has_rust = cx.lesson.is_some_and(|l| l.kernels_for(Language::Rust).is_some());
     let toolchain = crate::compile::rust_toolchain();
     ui.horizontal(|ui| {
         ui.label("Kernel language");
-        let mut language = app.saved.prefs.language;
+        let mut language = cx.prefs.language;
         ui.selectable_value(&mut language, Language::Cuda, "CUDA C++");
         let why = match (&toolchain, has_rust) {
             (_, false) => Some("This lesson has no Rust kernels.".to_string()),
@@ -197,8 +234,8 @@ fn language_switch(app: &mut App, ui: &mut Ui) {
         if rust.clicked() {
             language = Language::Rust;
         }
-        if language != app.saved.prefs.language {
-            app.actions.push(Action::SetLanguage(language));
+        if language != cx.prefs.language {
+            cx.actions.push(Action::SetLanguage(language));
         }
     });
 }

@@ -67,7 +67,7 @@ impl MachineCodeView {
 }
 
 fn show(view: &mut MachineCodeView, cx: &ViewContext, ui: &mut Ui) {
-    let lesson = cx.lesson;
+    let Some(lesson) = cx.lesson else { return };
     let Some(outcome) = cx.outcome else {
         ui.label("Press Run: this tab then shows the PTX and SASS of the line the cursor is on, with each memory instruction's sectors.");
         return;

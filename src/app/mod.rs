@@ -44,6 +44,7 @@ use std::path::PathBuf;
 use std::sync::mpsc::Receiver;
 use std::time::Instant;
 use storage::Storage;
+use view::View;
 
 /// How the app was started.
 #[derive(Debug, Clone, Default)]
@@ -83,24 +84,42 @@ pub struct Saved {
     pub progress: BTreeMap<String, LessonProgress>,
 }
 
-/// What is derived and kept only to draw faster; dropping it loses nothing.
-pub struct Caches {
-    pub markdown: egui_commonmark::CommonMarkCache,
-    pub lesson_highlighter: highlight::Highlighter,
-    /// Highlighted code blocks of lesson texts, by their text (cleared with the theme).
-    pub lesson_code_jobs: std::collections::HashMap<String, egui::text::LayoutJob>,
-    /// The theme and zoom last given to egui.
-    pub applied_theme: Option<(state::Theme, f32)>,
+/// The context views draw with, made of the app's parts that are not views: a macro, not a
+/// method, because a method would borrow all of the app, and the view being drawn is part of
+/// it. `$editor`: `Some(app.editor.as_view())`, or `None` for the editor's own context.
+macro_rules! view_context {
+    ($app:expr, $editor:expr) => {
+        view::ViewContext::new(
+            view::ContextParts {
+                course: &$app.course,
+                saved: &$app.saved,
+                storage: &$app.storage,
+                runs: &$app.runs,
+                gpu_available: $app.gpu_available,
+                presenting: $app.presenting,
+                status: &$app.status,
+                actions: &$app.actions,
+                jobs: &$app.jobs,
+            },
+            $editor,
+        )
+    };
 }
 
+/// The app: what views read (course, saved state, runs, jobs, status), and the views.
 pub struct App {
     pub course: Course,
     pub storage: Storage,
     pub saved: Saved,
     pub runs: Runs,
-    pub cache: Caches,
+    /// The theme and zoom last given to egui.
+    applied_theme: Option<(state::Theme, f32)>,
+    pub top_bar: top_bar::TopBar,
+    pub status_bar: top_bar::StatusBar,
+    pub lesson_panel: lesson_panel::LessonPanel,
     pub editor: editor::EditorState,
-    /// The results panel's views (diagram, replay, heat map, compare, PTX & SASS, chart).
+    /// The results panel with its views (result, diagram, replay, heat map, compare, PTX &
+    /// SASS, chart).
     pub views: views::Views,
     /// Every piece of background work: runs and the views' jobs.
     pub jobs: jobs::Jobs,
@@ -109,7 +128,6 @@ pub struct App {
     pub backends: SharedBackends,
     pub gpu_available: bool,
     pub status: String,
-    pub confirm_solution: bool,
     /// Presenter mode (F5): results full-window and larger; not saved.
     pub presenting: bool,
     /// This frame's requests from the panels, applied once at its end.
@@ -158,27 +176,20 @@ impl App {
             storage,
             saved: Saved { prefs, progress },
             runs: Runs::default(),
-            cache: Caches {
-                markdown: Default::default(),
-                lesson_highlighter: highlight::Highlighter::new(dark),
-                lesson_code_jobs: Default::default(),
-                applied_theme: None,
-            },
+            applied_theme: None,
+            top_bar: Default::default(),
+            status_bar: Default::default(),
+            lesson_panel: lesson_panel::LessonPanel::new(dark),
             editor: editor::EditorState::new(dark),
             views: views::Views {
-                diagram: diagram::DiagramState::default(),
                 replay: replay::ReplayState::starting(options.play_replay, options.replay_step),
-                heatmap: Default::default(),
-                compare: Default::default(),
-                machine_code: Default::default(),
-                chart: Default::default(),
+                ..Default::default()
             },
             jobs: Default::default(),
             grading: None,
             backends: SharedBackends::default(),
             gpu_available: gpu_present(),
             status: String::new(),
-            confirm_solution: false,
             presenting: options.presenting,
             actions: Default::default(),
             file_dialog: None,
@@ -296,15 +307,11 @@ impl App {
         // Presenter mode enlarges everything on top of the learner's own A+/A- zoom.
         let zoom = self.saved.prefs.zoom * if self.presenting { PRESENTER_ZOOM } else { 1.0 };
         let wanted = (self.saved.prefs.theme, zoom);
-        if self.cache.applied_theme != Some(wanted) {
+        // (The editor and the lesson text follow the theme themselves, from the context.)
+        if self.applied_theme != Some(wanted) {
             ctx.set_visuals(theme::visuals(self.saved.prefs.theme));
             ctx.set_zoom_factor(zoom);
-            self.editor.set_dark(theme::is_dark(self.saved.prefs.theme));
-            self.cache
-                .lesson_highlighter
-                .set_dark(theme::is_dark(self.saved.prefs.theme));
-            self.cache.lesson_code_jobs.clear();
-            self.cache.applied_theme = Some(wanted);
+            self.applied_theme = Some(wanted);
         }
     }
 
@@ -320,8 +327,7 @@ impl App {
             self.actions.push(action::Action::SaveFile { as_new: false });
         }
         if ui.input_mut(|i| i.consume_shortcut(&find)) {
-            self.editor.find.open = true;
-            self.editor.find.focus = true;
+            self.actions.push(action::Action::OpenFind);
         }
         let leave = self.presenting && ui.input(|i| i.key_pressed(Key::Escape));
         if ui.input_mut(|i| i.consume_key(Modifiers::NONE, Key::F5)) || leave {
@@ -339,7 +345,10 @@ impl App {
         // A heat map being counted or a comparison being run is work in flight too: a
         // screenshot waits for it.
         self.jobs.repaint_with(ctx);
-        let busy = self.jobs.busy() || self.views.busy() || crate::cuda_setup::background::is_running();
+        let busy = self.jobs.busy()
+            || self.views.busy()
+            || self.grading.as_ref().is_some_and(|g| g.busy())
+            || crate::cuda_setup::background::is_running();
         self.instrument.frame(ctx, busy, self.current_outcome().is_some());
         if self.instrument.frames() == 1 {
             // An installed haloscope on a machine without NVRTC fetches it now, while the
@@ -357,6 +366,9 @@ impl App {
         }
         self.poll_run();
         self.views.poll();
+        if let Some(grading) = &mut self.grading {
+            grading.poll();
+        }
         self.poll_file_dialog();
         self.apply_actions();
         self.autosave();
@@ -372,60 +384,32 @@ impl App {
         self.apply_theme(&ctx);
         self.shortcuts(ui);
 
-        egui::Panel::top("top_bar").show(ui, |ui| self.top_bar(ui));
-        egui::Panel::bottom("status_bar").show(ui, |ui| {
-            ui.horizontal(|ui| {
-                // NVRTC being set up on first use (or why it could not be) stays in view.
-                if let Some((line, fraction)) = crate::cuda_setup::background::status_line() {
-                    if let Some(f) = fraction {
-                        ui.add(egui::ProgressBar::new(f).desired_width(160.0).show_percentage());
-                    }
-                    ui.label(egui::RichText::new(line).small()).on_hover_text(
-                        "haloscope fetches NVRTC (the CUDA compiler) from PyPI the first time it \
-                         starts on a machine without one, into its data folder",
-                    );
-                    ui.separator();
-                }
-                // Work in flight, with one button that stops all of it.
-                let running = self.jobs.running();
-                if !running.is_empty() {
-                    ui.spinner();
-                    ui.label(egui::RichText::new(format!("working: {}", running.join(", "))).small());
-                    if ui
-                        .small_button("Stop all")
-                        .on_hover_text("Cancel every background job (runs, heat map, comparison)")
-                        .clicked()
-                    {
-                        self.actions.push(action::Action::CancelAllJobs);
-                    }
-                    ui.separator();
-                }
-                ui.label(egui::RichText::new(&self.status).small());
-            });
-        });
+        // Every part draws from one read-only context and asks for changes through actions,
+        // applied below; the editor, which the others read, draws last with its own context.
+        let cx = view_context!(self, Some(self.editor.as_view()));
+        egui::Panel::top("top_bar").show(ui, |ui| self.top_bar.show(&cx, ui));
+        egui::Panel::bottom("status_bar").show(ui, |ui| self.status_bar.show(&cx, ui));
         if self.presenting {
             // Presenter mode: the results (diagram, heat map, chart) take the whole window;
             // the panels keep their sizes for when it ends.
-            egui::CentralPanel::default().show(ui, |ui| results::show(self, ui));
+            egui::CentralPanel::default().show(ui, |ui| self.views.show(&cx, ui));
         } else {
             // Limits keep each column usable at 1280 x 720; egui remembers the widths.
             egui::Panel::left("lesson_panel")
                 .resizable(true)
                 .default_size(330.0)
                 .size_range(220.0..=640.0)
-                .show(ui, |ui| lesson_panel::show(self, ui));
+                .show(ui, |ui| self.lesson_panel.show(&cx, ui));
             egui::Panel::right("results_panel")
                 .resizable(true)
                 .default_size(480.0)
                 .size_range(360.0..=960.0)
-                .show(ui, |ui| results::show(self, ui));
-            egui::CentralPanel::default().show(ui, |ui| editor::show(self, ui));
+                .show(ui, |ui| self.views.show(&cx, ui));
+            egui::CentralPanel::default().show(ui, |ui| self.editor.show(&view_context!(self, None), ui));
         }
-
-        if self.confirm_solution {
-            self.solution_dialog(&ctx);
+        if let Some(grading) = &mut self.grading {
+            grading.show(&view_context!(self, Some(self.editor.as_view())), ui);
         }
-        grading::show(self, &ctx);
         self.apply_actions();
         self.autosave();
         self.instrument.record_ui(built);

@@ -138,7 +138,7 @@ impl View for ReplayState {
 }
 
 fn show(state: &mut ReplayState, cx: &ViewContext, ui: &mut Ui) {
-    let lesson = cx.lesson;
+    let Some(lesson) = cx.lesson else { return };
     let pal = palette(cx.prefs.theme);
     let outcome = cx.outcome;
     let moves = outcome

@@ -1,9 +1,8 @@
-//! The run panel: backend picker, Run / Cancel with live progress, then the result (verdict,
-//! verification per size, sectors, timing, findings linked to editor lines), the read-source
-//! diagram and the attempts chart.
+//! The results panel's head (backend picker, Run / Cancel with live progress, the tabs) and
+//! its Result tab (verdict, verification per size, findings linked to editor lines, printed
+//! lines, sectors, gate, timing). The other tabs are the views in views.rs.
 
-use super::App;
-use super::action::Action;
+use super::action::{Action, PrefChange};
 use super::state::ResultTab;
 use super::theme::palette;
 use super::view::{View, ViewContext};
@@ -12,43 +11,44 @@ use crate::report::Verdict;
 use crate::report::thousands;
 use egui::{RichText, Ui};
 
-pub fn show(app: &mut App, ui: &mut Ui) {
+/// The results panel's head: backend picker, Run / Cancel, the run's progress and the tabs.
+/// Returns the tab to show.
+pub(super) fn head(cx: &ViewContext, ui: &mut Ui) -> ResultTab {
     ui.horizontal(|ui| {
         let backend_label = ui.label("Backend");
-        let mut choice = app.saved.prefs.backend;
-        let gpu_label = if app.gpu_available {
+        let mut choice = cx.prefs.backend;
+        let gpu_label = if cx.gpu_available {
             "GPU".to_string()
         } else {
             "GPU (none found)".to_string()
         };
         egui::ComboBox::from_id_salt("backend")
-            .selected_text(backend_name(choice, app.gpu_available))
+            .selected_text(backend_name(choice, cx.gpu_available))
             .show_ui(ui, |ui| {
                 ui.selectable_value(&mut choice, BackendChoice::Auto, "Auto (GPU if present)");
                 ui.selectable_value(&mut choice, BackendChoice::Emu, "Emulator");
-                ui.add_enabled_ui(app.gpu_available, |ui| {
+                ui.add_enabled_ui(cx.gpu_available, |ui| {
                     ui.selectable_value(&mut choice, BackendChoice::Gpu, gpu_label);
                 });
             })
             .response
             .labelled_by(backend_label.id);
-        if choice != app.saved.prefs.backend {
-            app.saved.prefs.backend = choice;
-            app.actions.push(Action::SavePrefs);
+        if choice != cx.prefs.backend {
+            cx.actions.push(Action::SetPref(PrefChange::Backend(choice)));
         }
-        let running = app.is_running();
+        let running = cx.running();
         if ui.add_enabled(!running, egui::Button::new("Run")).clicked() {
-            app.actions.push(Action::Run);
+            cx.actions.push(Action::Run);
         }
         if ui.add_enabled(running, egui::Button::new("Cancel")).clicked() {
-            app.actions.push(Action::CancelRun);
+            cx.actions.push(Action::CancelRun);
         }
     });
-    if let Some(p) = app.runs.progress() {
+    if let Some(p) = &cx.run_progress {
         ui.add(egui::ProgressBar::new(p.fraction()).text(p.describe()).animate(true));
     }
     ui.separator();
-    let mut tab = app.saved.prefs.result_tab;
+    let mut tab = cx.prefs.result_tab;
     ui.horizontal(|ui| {
         ui.selectable_value(&mut tab, ResultTab::Result, "Result");
         ui.selectable_value(&mut tab, ResultTab::Diagram, "Diagram");
@@ -58,47 +58,20 @@ pub fn show(app: &mut App, ui: &mut Ui) {
         ui.selectable_value(&mut tab, ResultTab::Code, "PTX & SASS")
             .on_hover_text("The PTX and SASS of the cursor's line, with each memory instruction's sectors");
     });
-    if tab != app.saved.prefs.result_tab {
-        app.saved.prefs.result_tab = tab;
-        app.actions.push(Action::SavePrefs);
+    if tab != cx.prefs.result_tab {
+        cx.actions.push(Action::SetPref(PrefChange::ResultTab(tab)));
     }
-    egui::ScrollArea::vertical()
-        .id_salt("results_scroll")
-        .auto_shrink([false, false])
-        .show(ui, |ui| match tab {
-            ResultTab::Result => result(app, ui),
-            ResultTab::Diagram | ResultTab::HeatMap | ResultTab::Compare | ResultTab::Code | ResultTab::Chart => {
-                show_view(app, tab, ui)
-            }
-        });
+    tab
 }
 
-/// One of the views with state of their own, given its read-only context.
-fn show_view(app: &mut App, tab: ResultTab, ui: &mut Ui) {
-    let Some(lesson) = app.lesson().cloned() else { return };
-    let App {
-        views,
-        saved,
-        storage,
-        editor,
-        runs,
-        actions,
-        jobs,
-        ..
-    } = app;
-    let cx = ViewContext::new(&lesson, saved, storage, editor, runs, actions, jobs);
-    match tab {
-        ResultTab::Diagram => {
-            // The block replay above the diagram of one output's reads.
-            views.replay.show(&cx, ui);
-            ui.separator();
-            views.diagram.show(&cx, ui);
-        }
-        ResultTab::HeatMap => views.heatmap.show(&cx, ui),
-        ResultTab::Compare => views.compare.show(&cx, ui),
-        ResultTab::Code => views.machine_code.show(&cx, ui),
-        ResultTab::Chart => views.chart.show(&cx, ui),
-        ResultTab::Result => {}
+/// The Result tab: the latest run's verdict, sizes, findings, printed lines, sectors, gate,
+/// time and compiler.
+#[derive(Default)]
+pub struct ResultView;
+
+impl View for ResultView {
+    fn show(&mut self, cx: &ViewContext, ui: &mut Ui) {
+        result(cx, ui);
     }
 }
 
@@ -113,7 +86,7 @@ fn backend_name(choice: BackendChoice, gpu: bool) -> &'static str {
 
 /// Lines where ptxas changed the global memory instructions: both counts, what it means,
 /// a link to the line.
-fn machine_code(app: &mut App, ui: &mut Ui, p: &crate::report::SectorProfile) {
+fn machine_code(cx: &ViewContext, ui: &mut Ui, p: &crate::report::SectorProfile) {
     let Some(code) = p.machine_code.as_ref().filter(|c| !c.lines.is_empty()) else {
         return;
     };
@@ -134,17 +107,17 @@ fn machine_code(app: &mut App, ui: &mut Ui, p: &crate::report::SectorProfile) {
         ui.label(RichText::new(line.meaning()).small());
     }
     if let Some(line) = jump {
-        app.actions.push(Action::go_to(line));
+        cx.actions.push(Action::go_to(line));
     }
 }
 
-fn result(app: &mut App, ui: &mut Ui) {
-    let pal = palette(app.saved.prefs.theme);
-    let Some(outcome) = app.current_outcome() else {
+fn result(cx: &ViewContext, ui: &mut Ui) {
+    let pal = palette(cx.prefs.theme);
+    let Some(outcome) = cx.outcome else {
         ui.label("Press Run (Ctrl+Enter) to compile, verify every size and count the sectors.");
         return;
     };
-    let report = outcome.report.clone();
+    let report = &outcome.report;
     let colour = if report.verdict == Verdict::Pass {
         pal.pass
     } else {
@@ -201,7 +174,7 @@ fn result(app: &mut App, ui: &mut Ui) {
                 if let Some(line) = f.at.line
                     && ui.link(format!("line {line}")).clicked()
                 {
-                    app.actions.push(Action::go_to(line));
+                    cx.actions.push(Action::go_to(line));
                 }
                 ui.label(format!("{} (seen {}x)", f.message, f.count));
             });
@@ -211,7 +184,7 @@ fn result(app: &mut App, ui: &mut Ui) {
                 if let Some(line) = fault.line()
                     && ui.link(format!("line {line}")).clicked()
                 {
-                    app.actions.push(Action::go_to(line));
+                    cx.actions.push(Action::go_to(line));
                 }
                 ui.colored_label(pal.fail, fault.message());
             });
@@ -279,7 +252,7 @@ fn result(app: &mut App, ui: &mut Ui) {
                 thousands(p.shared.bank_conflicts)
             ));
         }
-        machine_code(app, ui, p);
+        machine_code(cx, ui, p);
     }
     if let Some(g) = &report.gate {
         let text = format!(
@@ -311,6 +284,6 @@ fn result(app: &mut App, ui: &mut Ui) {
     }
     ui.add_space(8.0);
     if ui.button("Export report (JSON)…").clicked() {
-        app.actions.push(Action::ExportReportDialog);
+        cx.actions.push(Action::ExportReportDialog);
     }
 }

@@ -1,18 +1,23 @@
-//! The views of the results panel as parts: each owns its state behind `View`, draws from a
-//! read-only `ViewContext`, asks the app for anything else through `Action`s, and starts its
-//! background work through the one job service (`jobs.rs`). `App` keeps them in `Views` and
-//! tells them when the lesson changes; `busy` and `poll` are asked of all of them at once.
+//! The window's parts: each owns its state behind `View`, draws from a read-only
+//! `ViewContext`, asks the app for anything else through `Action`s, and starts background
+//! work through the one job service (`jobs.rs`). The frame's panels (top bar, lesson panel,
+//! editor, results panel, status bar, grading window) and the results panel's views
+//! (diagram, replay, heat map, compare, PTX & SASS, chart; `views.rs`) are all `View`s.
+//! `App` builds the context from everything that is not a view (`view_context!`), so a view
+//! can be borrowed mutably beside it.
 
 use super::action::Actions;
 use super::jobs::Jobs;
 use super::runner::RunOutcome;
 use super::state::{LessonProgress, Prefs};
-use crate::lesson::Lesson;
+use crate::lesson::{Course, Lesson};
+use crate::pipeline::Progress;
 use egui::Ui;
+use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::sync::Arc;
 
-/// The editor as a view may see it.
+/// The editor as the other views may see it.
 pub struct EditorView<'a> {
     pub text: &'a str,
     pub file_name: String,
@@ -20,58 +25,95 @@ pub struct EditorView<'a> {
     pub cursor_line: u32,
 }
 
+impl EditorView<'_> {
+    /// What the editor's own context holds in its place.
+    const NONE: EditorView<'static> = EditorView {
+        text: "",
+        file_name: String::new(),
+        cursor_line: 0,
+    };
+}
+
 /// What a view may read while it draws.
 pub struct ViewContext<'a> {
-    pub lesson: &'a Arc<Lesson>,
+    pub course: &'a Course,
+    /// The open lesson (none when the course has no lesson that loads).
+    pub lesson: Option<&'a Arc<Lesson>>,
     pub prefs: &'a Prefs,
-    /// The lesson's attempts (the chart, compare's picker).
-    pub progress: Option<&'a LessonProgress>,
-    /// Starter and solution in the current language.
-    pub kernels: (PathBuf, PathBuf),
+    /// Every lesson's attempts (the course list's marks, the chart, compare's picker).
+    pub progress: &'a BTreeMap<String, LessonProgress>,
+    /// Starter and solution of the open lesson in the current language.
+    pub kernels: Option<(PathBuf, PathBuf)>,
+    /// The editor's text and cursor; empty (no text, line 0) only in the context the
+    /// editor itself draws with (it has its own state at hand).
     pub editor: EditorView<'a>,
-    /// The lesson's latest finished run.
+    /// The open lesson's latest finished run.
     pub outcome: Option<&'a RunOutcome>,
+    /// Where the run in flight is (none when no run is).
+    pub run_progress: Option<Progress>,
+    pub gpu_available: bool,
+    pub presenting: bool,
+    /// The status bar's line.
+    pub status: &'a str,
     pub actions: &'a Actions,
     pub jobs: &'a Jobs,
     /// Where exports (a saved chart) go.
     pub exports_dir: PathBuf,
 }
 
+/// The app's parts a context is made of: everything but the views.
+pub struct ContextParts<'a> {
+    pub course: &'a Course,
+    pub saved: &'a super::Saved,
+    pub storage: &'a super::storage::Storage,
+    pub runs: &'a super::Runs,
+    pub gpu_available: bool,
+    pub presenting: bool,
+    pub status: &'a str,
+    pub actions: &'a Actions,
+    pub jobs: &'a Jobs,
+}
+
 impl<'a> ViewContext<'a> {
-    /// The context of `lesson` from the app's parts other than its views (so that a view
-    /// can be borrowed mutably beside it).
-    pub fn new(
-        lesson: &'a Arc<Lesson>,
-        saved: &'a super::Saved,
-        storage: &'a super::storage::Storage,
-        editor: &'a super::editor::EditorState,
-        runs: &'a super::Runs,
-        actions: &'a Actions,
-        jobs: &'a Jobs,
-    ) -> ViewContext<'a> {
-        let kernels = match lesson.kernels_for(saved.prefs.language) {
+    /// The context of the open lesson; `editor`: the editor's text and cursor, or none for
+    /// the editor's own context.
+    pub fn new(parts: ContextParts<'a>, editor: Option<EditorView<'a>>) -> ViewContext<'a> {
+        let saved = parts.saved;
+        let lesson = saved.prefs.lesson.as_deref().and_then(|id| parts.course.get(id));
+        let kernels = lesson.map(|lesson| match lesson.kernels_for(saved.prefs.language) {
             Some((starter, solution)) => (starter.clone(), solution.clone()),
             None => (lesson.starter.clone(), lesson.solution.clone()),
-        };
+        });
         ViewContext {
+            course: parts.course,
             lesson,
             prefs: &saved.prefs,
-            progress: saved.progress.get(&lesson.id),
+            progress: &saved.progress,
             kernels,
-            editor: EditorView {
-                text: &editor.text,
-                file_name: editor.file_name(),
-                cursor_line: editor.cursor_line as u32,
-            },
-            outcome: runs.latest(Some(&lesson.id)),
-            actions,
-            jobs,
-            exports_dir: storage.exports_dir(),
+            editor: editor.unwrap_or(EditorView::NONE),
+            outcome: parts.runs.latest(saved.prefs.lesson.as_deref()),
+            run_progress: parts.runs.progress(),
+            gpu_available: parts.gpu_available,
+            presenting: parts.presenting,
+            status: parts.status,
+            actions: parts.actions,
+            jobs: parts.jobs,
+            exports_dir: parts.storage.exports_dir(),
         }
     }
 
     pub fn dark(&self) -> bool {
         super::theme::is_dark(self.prefs.theme)
+    }
+
+    /// Whether a run is in flight.
+    pub fn running(&self) -> bool {
+        self.run_progress.is_some()
+    }
+
+    /// The open lesson's attempts.
+    pub fn lesson_progress(&self) -> Option<&'a LessonProgress> {
+        self.lesson.and_then(|l| self.progress.get(&l.id))
     }
 }
 

@@ -1,13 +1,18 @@
-//! The results panel's views with state of their own, kept together so that the app can
-//! tell all of them that the lesson changed, poll their jobs and ask whether any is busy.
-//! (Apart from view.rs: the views depend on the trait there, this list depends on them.)
+//! The results panel: its head (results.rs) and the views behind its tabs, kept together so
+//! that the app can tell all of them that the lesson changed, poll their jobs and ask whether
+//! any is busy. (Apart from view.rs: the views depend on the trait there, this list depends
+//! on them.)
 
-use super::view::View;
+use super::state::ResultTab;
+use super::view::{View, ViewContext};
 use crate::lesson::Lesson;
+use egui::Ui;
 use std::sync::Arc;
 
-/// The results panel's views with state of their own.
+/// The results panel's views.
+#[derive(Default)]
 pub struct Views {
+    pub result: super::results::ResultView,
     pub diagram: super::diagram::DiagramState,
     pub replay: super::replay::ReplayState,
     pub heatmap: super::heatmap::HeatMapState,
@@ -17,8 +22,9 @@ pub struct Views {
 }
 
 impl Views {
-    fn all(&self) -> [&dyn View; 6] {
+    fn all(&self) -> [&dyn View; 7] {
         [
+            &self.result,
             &self.diagram,
             &self.replay,
             &self.heatmap,
@@ -28,8 +34,9 @@ impl Views {
         ]
     }
 
-    fn all_mut(&mut self) -> [&mut dyn View; 6] {
+    fn all_mut(&mut self) -> [&mut dyn View; 7] {
         [
+            &mut self.result,
             &mut self.diagram,
             &mut self.replay,
             &mut self.heatmap,
@@ -38,20 +45,43 @@ impl Views {
             &mut self.chart,
         ]
     }
+}
 
-    pub fn lesson_changed(&mut self, lesson: &Arc<Lesson>) {
+/// The whole results panel is a view too: its head, then the picked tab's view(s).
+impl View for Views {
+    fn show(&mut self, cx: &ViewContext, ui: &mut Ui) {
+        let tab = super::results::head(cx, ui);
+        egui::ScrollArea::vertical()
+            .id_salt("results_scroll")
+            .auto_shrink([false, false])
+            .show(ui, |ui| match tab {
+                ResultTab::Result => self.result.show(cx, ui),
+                ResultTab::Diagram => {
+                    // The block replay above the diagram of one output's reads.
+                    self.replay.show(cx, ui);
+                    ui.separator();
+                    self.diagram.show(cx, ui);
+                }
+                ResultTab::HeatMap => self.heatmap.show(cx, ui),
+                ResultTab::Compare => self.compare.show(cx, ui),
+                ResultTab::Code => self.machine_code.show(cx, ui),
+                ResultTab::Chart => self.chart.show(cx, ui),
+            });
+    }
+
+    fn lesson_changed(&mut self, lesson: &Arc<Lesson>) {
         for view in self.all_mut() {
             view.lesson_changed(lesson);
         }
     }
 
-    pub fn poll(&mut self) {
+    fn poll(&mut self) {
         for view in self.all_mut() {
             view.poll();
         }
     }
 
-    pub fn busy(&self) -> bool {
+    fn busy(&self) -> bool {
         self.all().iter().any(|v| v.busy())
     }
 }

@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+# One device call (2026-12-07, sixth session): every GPU test of this tree
+# (scripts/device-round30.sh: verdicts and figures of every lesson kernel, CUPTI lines against
+# the emulator's, crash and hang survived, Cancel), then the hazard corpus of a seed the
+# emulator's expectations were NOT made from (scripts/hazards/device-sanitize.sh, SEED,
+# budget HAZARD_S; RESUME= an earlier hazards-device.tar.gz to finish it).
+# Carry .devbin (scripts/build-devbin.sh). TESTS=0 skips the tests.
+set -uo pipefail
+OUT="${OUT:-/tmp/round-th}"
+mkdir -p "$OUT"
+if [ "${TESTS:-1}" = 1 ]; then
+    echo "== GPU tests ($(date -u +%T))"
+    OUT="$OUT" TESTS_S=150 bash scripts/device-round30.sh
+fi
+echo "== hazards seed ${SEED:-1206} ($(date -u +%T))"
+OUT="$OUT" SEED="${SEED:-1206}" JOBS="${JOBS:-14}" GPU_SKIP="${GPU_SKIP:-1}" BUDGET="${HAZARD_S:-400}" \
+    RESUME="${RESUME:-}" bash scripts/hazards/device-sanitize.sh > "$OUT/hazards.log" 2>&1
+tail -4 "$OUT/hazards.log"
+echo "== end ($(date -u +%T))"
