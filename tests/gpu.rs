@@ -162,6 +162,50 @@ fn cupti_lines_equal_the_emulators_lines() {
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
 
+/// Issue 32: a kernel that calls printf runs as gated PTX the driver compiles; its figures per
+/// SASS instruction are CUPTI's for that code, which the profile keeps so the PTX & SASS view
+/// lists it. Every figure must land on a global memory instruction of that listing, and per
+/// line they must add up to the line's sectors.
+#[test]
+#[ignore = "needs an NVIDIA GPU"]
+fn a_printf_kernels_instruction_figures_fit_the_code_the_gpu_ran() {
+    use haloscope::compile::listing::Listing;
+    use haloscope::report::InstructionAt;
+    let mut gpu = gpu();
+    for kernel in ["tests/learner/printf_debug.cu", "tests/learner/printf_argument_load.cu"] {
+        let report = run_on(&mut gpu, "stencil-2d", kernel);
+        let profile = report.profile.as_ref().expect("a profile");
+        let cubin = profile
+            .executed_cubin
+            .as_ref()
+            .unwrap_or_else(|| panic!("{kernel}: no executed cubin ({})", report.headline));
+        assert!(!profile.per_instruction.is_empty(), "{kernel}: no figures per instruction");
+        let listing = Listing::new("", Some(cubin));
+        assert!(listing.sass_unavailable.is_none(), "{kernel}: {:?}", listing.sass_unavailable);
+        let mut per_line = std::collections::BTreeMap::<u32, u64>::new();
+        for f in &profile.per_instruction {
+            let InstructionAt::SassOffset(offset) = f.at else {
+                panic!("{kernel}: a GPU figure not at a SASS offset: {f:?}")
+            };
+            let listed = listing.sass.iter().find(|l| l.at == f.at);
+            assert!(
+                listed.is_some_and(|l| l.global),
+                "{kernel}: SASS 0x{offset:04x} ({} sectors) is no global memory instruction of the code that ran: {listed:?}",
+                f.sectors
+            );
+            *per_line.entry(f.line).or_default() += f.sectors;
+        }
+        for line in profile.per_line.iter().filter(|l| l.sectors > 0) {
+            assert_eq!(per_line.get(&line.line), Some(&line.sectors), "{kernel}: line {}", line.line);
+        }
+        println!(
+            "{kernel}: {} instruction figures on the driver's code, {} sectors",
+            profile.per_instruction.len(),
+            profile.sectors
+        );
+    }
+}
+
 #[test]
 #[ignore = "needs an NVIDIA GPU"]
 fn the_worker_survives_a_crash_and_a_hang() {

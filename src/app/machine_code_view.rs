@@ -8,7 +8,7 @@ use super::jobs::{Job, JobContext, Jobs};
 use super::view::{View, ViewContext};
 use crate::compile::listing::{Listed, Listing};
 use crate::compile::{REFERENCE_SM, Target, compile_kernel};
-use crate::report::{InstructionAt, InstructionSectors, thousands};
+use crate::report::{InstructionAt, InstructionSectors, SectorProfile, thousands};
 use egui::{RichText, Ui};
 use std::sync::Arc;
 
@@ -49,7 +49,16 @@ impl View for MachineCodeView {
 
 impl MachineCodeView {
     /// Starts the listing of run `run`'s source, unless it is the one shown or being made.
-    fn sync(&mut self, jobs: &Jobs, lesson: &Arc<crate::lesson::Lesson>, run: u64, source: &str) {
+    /// `executed`: the machine code the GPU ran, when it is not NVRTC's cubin (a printf
+    /// kernel, compiled by the driver): the SASS listed is then that code.
+    fn sync(
+        &mut self,
+        jobs: &Jobs,
+        lesson: &Arc<crate::lesson::Lesson>,
+        run: u64,
+        source: &str,
+        executed: Option<Arc<Vec<u8>>>,
+    ) {
         if self.run == Some(run) {
             return;
         }
@@ -60,7 +69,7 @@ impl MachineCodeView {
         self.pending = Some(jobs.start("machine-code view", move |_: &JobContext<()>| {
             let target = Target::Cubin { sm: REFERENCE_SM };
             compile_kernel(&source, "kernel.cu", &lesson, target, None)
-                .map(|k| Listing::new(&k.ptx, k.cubin.as_deref()))
+                .map(|k| Listing::new(&k.ptx, executed.as_deref().map(Vec::as_slice).or(k.cubin.as_deref())))
                 .map_err(|f| f.headline())
         }));
     }
@@ -72,10 +81,10 @@ fn show(view: &mut MachineCodeView, cx: &ViewContext, ui: &mut Ui) {
         ui.label("Press Run: this tab then shows the PTX and SASS of the line the cursor is on, with each memory instruction's sectors.");
         return;
     };
-    let (run, source) = (outcome.id, outcome.source.clone());
-    let outcome_has_profile = outcome.report.profile.is_some();
-    let profile = outcome.report.profile.clone().unwrap_or_default();
-    view.sync(cx.jobs, lesson, run, &source);
+    let (run, source) = (outcome.id, outcome.source.as_str());
+    let no_profile = SectorProfile::default();
+    let profile = outcome.report.profile.as_ref().unwrap_or(&no_profile);
+    view.sync(cx.jobs, lesson, run, source, profile.executed_cubin.clone());
     let listing = match &view.listing {
         Some(Ok(listing)) => listing.clone(),
         Some(Err(why)) => {
@@ -100,11 +109,20 @@ fn show(view: &mut MachineCodeView, cx: &ViewContext, ui: &mut Ui) {
     if let Some(why) = &listing.sass_unavailable {
         ui.label(RichText::new(format!("No SASS: {why}")).weak());
     }
-    if outcome_has_profile && profile.per_instruction.is_empty() {
+    if outcome.report.profile.is_some() && profile.per_instruction.is_empty() {
         ui.label(
             RichText::new(
                 "This run has no sectors per instruction: a kernel that calls printf runs on the GPU as PTX the \
-                 driver compiles, whose machine code is not this listing's. The editor's margin has its sectors per line.",
+                 driver compiles, and the driver did not hand back that code. The editor's margin has its sectors per line.",
+            )
+            .weak(),
+        );
+    }
+    if profile.executed_cubin.is_some() {
+        ui.label(
+            RichText::new(
+                "The SASS below is what the GPU ran: the kernel calls printf, so it ran as PTX with each printf \
+                 behind a per-block gate, compiled by the driver (the gate's own loads and branches are in it).",
             )
             .weak(),
         );

@@ -54,16 +54,25 @@ pub fn listing(course_dir: &Path, lesson_id: &str, kernel: &Path, args: &Listing
             return Verdict::CompileError.exit_code();
         }
     };
-    let listing = Listing::new(&compiled.ptx, compiled.cubin.as_deref());
-    let (figures, moves) = match args.sectors {
+    let (figures, moves, executed) = match args.sectors {
         Some(choice) => {
             let report = crate::backends::run_lesson(&lesson, &request, choice, &mut |_| {}, &CancelFlag::default());
             eprintln!("{}  {}", report.verdict.label(), report.headline);
             let profile = report.profile.unwrap_or_default();
-            (profile.per_instruction, profile.moves.unwrap_or_default())
+            (
+                profile.per_instruction,
+                profile.moves.unwrap_or_default(),
+                profile.executed_cubin,
+            )
         }
-        None => (Vec::new(), Default::default()),
+        None => (Vec::new(), Default::default(), None),
     };
+    // A printf kernel's GPU figures are of the code the driver made of its gated PTX: list that.
+    if executed.is_some() {
+        eprintln!("SASS: the code the GPU ran (the kernel's PTX with its printf calls gated, compiled by the driver)");
+    }
+    let cubin = executed.as_deref().map(Vec::as_slice).or(compiled.cubin.as_deref());
+    let listing = Listing::new(&compiled.ptx, cubin);
     let source: Vec<&str> = request.source.lines().collect();
     let (show_ptx, show_sass) = match (args.ptx, args.sass) {
         (false, false) => (true, true),

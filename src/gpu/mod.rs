@@ -247,9 +247,13 @@ impl Backend for GpuBackend {
         let measured = result?;
         let mut profile = sector_profile(&measured, lesson.profile_size);
         if Self::image(kernel).printf_gated {
-            // The GPU ran the printf-gated PTX, JIT-compiled by the driver: its SASS offsets
-            // are not those of the kernel's cubin that the PTX & SASS view lists.
-            profile.per_instruction.clear();
+            // The GPU ran the printf-gated PTX, JIT-compiled by the driver: the SASS offsets
+            // are that code's, so the listing must be of it (kept with the profile); without
+            // it (the driver's link failed) they fit no listing.
+            match measured.jit_cubin() {
+                Some(cubin) => profile.executed_cubin = Some(std::sync::Arc::new(cubin)),
+                None => profile.per_instruction.clear(),
+            }
         }
         profile.stages.push(StageTime {
             stage: "profiler child, request to reply".into(),

@@ -133,6 +133,18 @@ pub struct GpuProfile {
     /// What the kernel printed during the profiled launches.
     #[serde(default)]
     pub output: Option<KernelOutput>,
+    /// The cubin the driver made of the kernel's printf-gated PTX (jit.rs), when that is what
+    /// ran: the records' SASS offsets are this code's, not NVRTC's cubin's.
+    #[serde(default)]
+    pub jit_cubin_base64: Option<String>,
+}
+
+impl GpuProfile {
+    pub fn jit_cubin(&self) -> Option<Vec<u8>> {
+        self.jit_cubin_base64
+            .as_ref()
+            .and_then(|b| base64::engine::general_purpose::STANDARD.decode(b).ok())
+    }
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]

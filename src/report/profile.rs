@@ -91,6 +91,11 @@ pub struct SectorProfile {
     /// PTX), per SASS instruction on the GPU (CUPTI's records). The machine-code view.
     #[serde(default)]
     pub per_instruction: Vec<InstructionSectors>,
+    /// The machine code the GPU ran when it is not the kernel's NVRTC cubin (a kernel that
+    /// calls printf runs as PTX with its calls gated, compiled by the driver): the code
+    /// `per_instruction`'s offsets refer to, for the PTX & SASS listing. Not in `--json`.
+    #[serde(skip)]
+    pub executed_cubin: Option<std::sync::Arc<Vec<u8>>>,
     /// Where the compiler merged, hoisted or removed accesses, said on the lines involved.
     #[serde(default)]
     pub moves: Option<super::moves::Moves>,
