@@ -4,6 +4,7 @@
 # the emulator's, crash and hang survived, Cancel), then the hazard corpus of a seed the
 # emulator's expectations were NOT made from (scripts/hazards/device-sanitize.sh, SEED,
 # budget HAZARD_S; RESUME= an earlier hazards-device.tar.gz to finish it).
+# Between them, the PTX & SASS listing check (scripts/device-listing.sh; LISTING=0 skips it).
 # Carry .devbin (scripts/build-devbin.sh). TESTS=0 skips the tests.
 set -uo pipefail
 OUT="${OUT:-/tmp/round-th}"
@@ -11,6 +12,12 @@ mkdir -p "$OUT"
 if [ "${TESTS:-1}" = 1 ]; then
     echo "== GPU tests ($(date -u +%T))"
     OUT="$OUT" TESTS_S=150 bash scripts/device-round30.sh
+fi
+if [ "${LISTING:-1}" = 1 ]; then
+    # Issue 32 item 5: the PTX & SASS view's figures per SASS instruction, GPU vs emulator.
+    echo "== listing ($(date -u +%T))"
+    BIN=.devbin/haloscope OUT="$OUT/listing" timeout "${LISTING_S:-200}" bash scripts/device-listing.sh > "$OUT/listing.log" 2>&1
+    grep -E "differs|printf kernel|kernels:" "$OUT/listing.log"
 fi
 echo "== hazards seed ${SEED:-1206} ($(date -u +%T))"
 OUT="$OUT" SEED="${SEED:-1206}" JOBS="${JOBS:-14}" GPU_SKIP="${GPU_SKIP:-1}" BUDGET="${HAZARD_S:-400}" \
