@@ -6,7 +6,7 @@
 //! instructions of one barrier also complete it (the hardware counts arrivals per barrier,
 //! not per instruction), but CUDA leaves that undefined, so it is reported as a finding.
 
-use super::ir::{BarRedOp, Kind, VoteDst};
+use super::ir::{BarRedOp, Flow, Kind, VoteDst};
 use super::warp::{Warp, WarpState};
 
 pub const BARRIERS: usize = 16;
@@ -92,7 +92,7 @@ impl Barriers {
                     let lanes = warp.parked[p].lanes();
                     warp.parked[p].wait = None;
                     woke = true;
-                    if let Kind::Bar { red: Some(red), .. } = &insts[wait.pc as usize].kind {
+                    if let Kind::Flow(Flow::Bar { red: Some(red), .. }) = &insts[wait.pc as usize].kind {
                         let value = match red.op {
                             BarRedOp::Popc => slot.true_count as u64,
                             BarRedOp::And => (slot.true_count == slot.arrived) as u64,

@@ -84,6 +84,15 @@ pub const TRACE_CAP: u32 = 128;
 /// How often (in warp instructions) a warp looks at the abort and cancel flags.
 const CHECK_EVERY: u64 = 1 << 14;
 
+/// What a control-flow instruction leaves its warp to do.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Turn {
+    /// Run on, from wherever the stack says now.
+    Run,
+    /// Give way to the block's other warps (`nanosleep`): the warp goes on in the next round.
+    GiveWay,
+}
+
 impl<'a> BlockRunner<'a> {
     pub fn new(
         prog: &'a Program,
@@ -347,41 +356,38 @@ impl<'a> BlockRunner<'a> {
                     s.active_lanes += eff.count_ones() as u64;
                 }
                 match &inst.kind {
-                    Kind::Yield if eff != 0 => {
-                        warp.stack[top_index].pc = pc as u32 + 1;
-                        return Ok(WarpState::Running);
+                    // By reference: a quick form is up to 56 bytes, and copying it out cost as
+                    // much as the match.
+                    Kind::Quick { quick, .. } => {
+                        if eff != 0 {
+                            quick.run(warp, eff);
+                        }
                     }
-                    // With no lane through its guard, each of these only moves on to the next
-                    // instruction, as the plain arm below does.
-                    Kind::Bra { .. }
-                    | Kind::Exit
-                    | Kind::Bar { .. }
-                    | Kind::Warp(WarpKind::Shfl { .. })
-                    | Kind::Warp(WarpKind::Vote { .. })
-                    | Kind::Warp(WarpKind::Match { .. })
-                    | Kind::Warp(WarpKind::Redux { .. })
-                    | Kind::Warp(WarpKind::WarpSync { .. })
-                        if eff != 0 =>
-                    {
+                    Kind::Work(work) => {
+                        if eff != 0 {
+                            self.execute(warp, pc, work, eff)?;
+                        }
+                    }
+                    Kind::Flow(flow) if eff != 0 => {
                         warp.stack[top_index].pc = pc as u32;
-                        self.steer(warp, pc, top_index, top.mask, eff)?;
+                        if self.steer(warp, pc, top_index, top.mask, eff, flow)? == Turn::GiveWay {
+                            return Ok(WarpState::Running);
+                        }
                         break;
                     }
-                    _ => {
-                        if eff != 0 {
-                            // By reference: a quick form is up to 56 bytes, and copying it out
-                            // cost as much as the match.
-                            match &self.prog.quick[pc] {
-                                Quick::General => self.execute(warp, pc, eff)?,
-                                quick => quick.run(warp, eff),
-                            }
-                        }
-                        pc += 1;
-                        if pc >= stop {
-                            warp.stack[top_index].pc = pc as u32;
-                            break;
-                        }
+                    Kind::Warp(op) if eff != 0 => {
+                        warp.stack[top_index].pc = pc as u32;
+                        self.warp_step(warp, pc, top_index, op, eff)?;
+                        break;
                     }
+                    // With no lane through its guard, a control-flow or warp-level instruction
+                    // only moves on to the next instruction, as the others do.
+                    Kind::Flow(_) | Kind::Warp(_) => {}
+                }
+                pc += 1;
+                if pc >= stop {
+                    warp.stack[top_index].pc = pc as u32;
+                    break;
                 }
             }
         }
@@ -405,13 +411,20 @@ impl<'a> BlockRunner<'a> {
         Ok(())
     }
 
-    /// Runs the instruction at `pc` (the top frame's, `top_index`) that steers the warp: a
-    /// branch, an exit, a barrier, or a warp-wide operation whose lanes may be on other paths.
-    /// `active`: the frame's lanes; `eff`: those its guard lets through.
-    fn steer(&mut self, warp: &mut Warp, pc: usize, top_index: usize, active: u32, eff: u32) -> Result<(), EmuFault> {
-        let inst = &self.prog.insts[pc];
-        match &inst.kind {
-            Kind::Bra { target } => {
+    /// Runs the control-flow instruction `flow` at `pc` (the top frame's, `top_index`): a
+    /// branch, an exit, a barrier or a `nanosleep`. `active`: the frame's lanes; `eff`: those
+    /// its guard lets through.
+    fn steer(
+        &mut self,
+        warp: &mut Warp,
+        pc: usize,
+        top_index: usize,
+        active: u32,
+        eff: u32,
+        flow: &Flow,
+    ) -> Result<Turn, EmuFault> {
+        match flow {
+            Flow::Bra { target } => {
                 let taken = eff;
                 let not_taken = active & !eff;
                 if not_taken == 0 {
@@ -437,7 +450,7 @@ impl<'a> BlockRunner<'a> {
                     });
                 }
             }
-            Kind::Exit => {
+            Flow::Exit => {
                 warp.exit_lanes(eff);
                 if let Some(frame) = warp.stack.last_mut()
                     && frame.mask != 0
@@ -445,10 +458,10 @@ impl<'a> BlockRunner<'a> {
                     frame.pc += 1;
                 }
             }
-            Kind::Bar { id, count, arrive, red } => {
+            Flow::Bar { id, count, arrive, red } => {
                 if eff == 0 {
                     warp.stack[top_index].pc += 1;
-                    return Ok(());
+                    return Ok(Turn::Run);
                 }
                 let lane = eff.trailing_zeros() as usize;
                 let id_value = self.read(warp, *id)[lane];
@@ -467,7 +480,7 @@ impl<'a> BlockRunner<'a> {
                     .arrive(id_value as u8, eff.count_ones(), true_count, pc as u32, expected);
                 if *arrive {
                     warp.stack[top_index].pc += 1;
-                    return Ok(());
+                    return Ok(Turn::Run);
                 }
                 warp.park(
                     eff,
@@ -478,21 +491,34 @@ impl<'a> BlockRunner<'a> {
                     pc as u32 + 1,
                 );
             }
-            Kind::Warp(op) => {
-                // A warp-wide operation (shuffle, vote, match, reduction).
-                let op = op.clone();
-                if self.warp_op(warp, pc, &op, eff)? {
-                    warp.stack[top_index].pc += 1;
-                } else {
-                    // Threads the mask names are on another path: wait for them.
-                    let wait = BarrierWait {
-                        id: WARP_SYNC,
-                        pc: pc as u32,
-                    };
-                    warp.park(eff, wait, pc as u32);
-                }
+            Flow::Yield => {
+                warp.stack[top_index].pc += 1;
+                return Ok(Turn::GiveWay);
             }
-            _ => unreachable!("run_warp steers only branches, exits, barriers and warp-level instructions"),
+        }
+        Ok(Turn::Run)
+    }
+
+    /// Runs the warp-level instruction `op` at `pc` (the top frame's, `top_index`) for the
+    /// lanes `eff`, or parks them there when threads its member mask names are on another
+    /// path (they run it together once those arrive).
+    fn warp_step(
+        &mut self,
+        warp: &mut Warp,
+        pc: usize,
+        top_index: usize,
+        op: &WarpKind,
+        eff: u32,
+    ) -> Result<(), EmuFault> {
+        if self.warp_op(warp, pc, op, eff)? {
+            warp.stack[top_index].pc += 1;
+        } else {
+            // Threads the mask names are on another path: wait for them.
+            let wait = BarrierWait {
+                id: WARP_SYNC,
+                pc: pc as u32,
+            };
+            warp.park(eff, wait, pc as u32);
         }
         Ok(())
     }
@@ -542,8 +568,22 @@ impl<'a> BlockRunner<'a> {
         }
     }
 
-    fn execute(&mut self, warp: &mut Warp, pc: usize, m: u32) -> Result<(), EmuFault> {
-        let inst = &self.prog.insts[pc];
+    /// Runs `work`, the instruction at `pc`, for the lanes `m`: each family by its executor.
+    fn execute(&mut self, warp: &mut Warp, pc: usize, work: &Work, m: u32) -> Result<(), EmuFault> {
+        match work {
+            Work::Alu(op) => self.alu(warp, pc, op, m)?,
+            Work::Mem(access) => self.load_store(warp, pc, access, m)?,
+            Work::Atom(atomic) => self.atomic(warp, pc, atomic.clone(), m)?,
+            Work::Numeric(op) => self.numeric(warp, op.clone(), m),
+            Work::Call(call) => self.device_call(warp, pc, call.clone(), m)?,
+            Work::Nop => {}
+        }
+        Ok(())
+    }
+
+    /// The general form of a plain ALU instruction (`execute`'s own family: inlined there).
+    #[inline(always)]
+    fn alu(&mut self, warp: &mut Warp, pc: usize, op: &Alu, m: u32) -> Result<(), EmuFault> {
         macro_rules! write_lanes {
             ($d:expr, |$l:ident| $value:expr) => {{
                 let dst = warp.reg_mut($d);
@@ -556,8 +596,8 @@ impl<'a> BlockRunner<'a> {
                 }
             }};
         }
-        match &inst.kind {
-            Kind::IntBin {
+        match op {
+            Alu::IntBin {
                 op,
                 bits,
                 signed,
@@ -570,11 +610,11 @@ impl<'a> BlockRunner<'a> {
                 let (op, bits, signed) = (*op, *bits, *signed);
                 self.map2(warp, m, *d, *a, *b, |x, y| alu::int_bin(op, bits, signed, x, y));
             }
-            Kind::IntUn { op, bits, d, a } => {
+            Alu::IntUn { op, bits, d, a } => {
                 let (op, bits) = (*op, *bits);
                 self.map1(warp, m, *d, *a, |x| alu::int_un(op, bits, x));
             }
-            Kind::MulWide { bits, signed, d, a, b } => {
+            Alu::MulWide { bits, signed, d, a, b } => {
                 let (bits, signed) = (*bits, *signed);
                 if signed {
                     self.map2(warp, m, *d, *a, *b, |x, y| {
@@ -586,7 +626,7 @@ impl<'a> BlockRunner<'a> {
                     });
                 }
             }
-            Kind::Mad {
+            Alu::Mad {
                 part,
                 bits,
                 signed,
@@ -618,7 +658,7 @@ impl<'a> BlockRunner<'a> {
                     }
                 }
             }
-            Kind::Bfe {
+            Alu::Bfe {
                 bits,
                 signed,
                 d,
@@ -657,7 +697,7 @@ impl<'a> BlockRunner<'a> {
                     }
                 });
             }
-            Kind::Bfi {
+            Alu::Bfi {
                 bits,
                 d,
                 f,
@@ -683,7 +723,7 @@ impl<'a> BlockRunner<'a> {
                     }
                 });
             }
-            Kind::FBin {
+            Alu::FBin {
                 op,
                 double,
                 ftz,
@@ -699,7 +739,7 @@ impl<'a> BlockRunner<'a> {
                     self.map2(warp, m, *d, *a, *b, |x, y| alu::f32_bin(op, ftz, sat, x, y));
                 }
             }
-            Kind::FFma {
+            Alu::FFma {
                 double,
                 ftz,
                 sat,
@@ -715,11 +755,11 @@ impl<'a> BlockRunner<'a> {
                     self.map3(warp, m, *d, *a, *b, *c, |x, y, z| alu::f32_fma(ftz, sat, x, y, z));
                 }
             }
-            Kind::FUn { op, double, ftz, d, a } => {
+            Alu::FUn { op, double, ftz, d, a } => {
                 let (op, double, ftz) = (*op, *double, *ftz);
                 self.map1(warp, m, *d, *a, |x| alu::f_un(op, double, ftz, x));
             }
-            Kind::Setp {
+            Alu::Setp {
                 cmp,
                 ty,
                 d,
@@ -744,11 +784,11 @@ impl<'a> BlockRunner<'a> {
                     *pn = (*pn & !m) | (negated & m);
                 }
             }
-            Kind::Selp { d, a, b, p } => {
+            Alu::Selp { d, a, b, p } => {
                 let pm = warp.pred(*p);
                 self.map2_indexed(warp, m, *d, *a, *b, |x, y, l| if (pm >> l) & 1 != 0 { x } else { y });
             }
-            Kind::Cvt {
+            Alu::Cvt {
                 to,
                 from,
                 round,
@@ -772,15 +812,15 @@ impl<'a> BlockRunner<'a> {
                 }
                 write_lanes!(*d, |l| out[l]);
             }
-            Kind::Mov { d, a } => self.map1(warp, m, *d, *a, |x| x),
-            Kind::PredSet { d, op, a, b } => warp.set_pred(*d, m, *op, *a, *b),
-            Kind::Pack { d, parts, part_bits } => {
+            Alu::Mov { d, a } => self.map1(warp, m, *d, *a, |x| x),
+            Alu::PredSet { d, op, a, b } => warp.set_pred(*d, m, *op, *a, *b),
+            Alu::Pack { d, parts, part_bits } => {
                 let values: Vec<[u64; 32]> = parts.iter().map(|p| self.read(warp, *p)).collect();
                 let pb = *part_bits;
                 write_lanes!(*d, |l| values.iter().enumerate().fold(0u64, |acc, (i, v)| acc
                     | ((v[l] & alu::mask(pb)) << (i as u32 * pb as u32))));
             }
-            Kind::Unpack { ds, a, part_bits } => {
+            Alu::Unpack { ds, a, part_bits } => {
                 let a = self.read(warp, *a);
                 let pb = *part_bits;
                 for (i, d) in ds.iter().enumerate() {
@@ -789,7 +829,7 @@ impl<'a> BlockRunner<'a> {
                     }
                 }
             }
-            Kind::Cvta {
+            Alu::Cvta {
                 to_generic,
                 space,
                 d,
@@ -806,17 +846,6 @@ impl<'a> BlockRunner<'a> {
                     self.map1(warp, m, *d, *a, |x| x.wrapping_sub(window));
                 }
             }
-            Kind::Ld { .. } | Kind::St { .. } => self.load_store(warp, pc, m)?,
-            Kind::Atom(atomic) => self.atomic(warp, pc, atomic.clone(), m)?,
-            Kind::Warp(op) => {
-                let op = op.clone();
-                self.warp_op(warp, pc, &op, m)?;
-            }
-            Kind::Numeric(op) => self.numeric(warp, op.clone(), m),
-            Kind::Call(call) => self.device_call(warp, pc, call.clone(), m)?,
-            // A guarded-off `nanosleep`; an executed one ends the warp's turn in `run_warp`.
-            Kind::Nop | Kind::Yield => {}
-            Kind::Bra { .. } | Kind::Bar { .. } | Kind::Exit => unreachable!("control flow is handled by run_warp"),
         }
         Ok(())
     }
@@ -826,9 +855,12 @@ impl<'a> BlockRunner<'a> {
     /// line so that `execute` keeps a small stack frame (its prologue is paid by every
     /// instruction).
     #[inline(never)]
-    fn load_store(&mut self, warp: &mut Warp, pc: usize, m: u32) -> Result<(), EmuFault> {
-        if !self.global_fast(warp, pc, m) && !self.shared_fast(warp, pc, m) && !self.param_fast(warp, pc, m) {
-            self.memory(warp, pc, m)?
+    fn load_store(&mut self, warp: &mut Warp, pc: usize, access: &Mem, m: u32) -> Result<(), EmuFault> {
+        if !self.global_fast(warp, pc, access, m)
+            && !self.shared_fast(warp, pc, access, m)
+            && !self.param_fast(warp, access, m)
+        {
+            self.memory(warp, pc, access, m)?
         }
         Ok(())
     }

@@ -5,7 +5,7 @@
 use super::block::{BlockRunner, Scratch};
 use super::fault::{EmuFault, EmuFaultKind};
 use super::global_races::{Access, Who};
-use super::ir::{Addr, Kind, MemSpace};
+use super::ir::{Addr, Mem, MemSpace};
 use super::memory::{AccessError, BufferId, LOCAL_WINDOW, SHARED_WINDOW, WINDOW_SIZE};
 use super::shared::{Accessor, bank_conflicts};
 use super::stats::TraceSpace;
@@ -266,38 +266,36 @@ impl BlockRunner<'_> {
         });
     }
 
+    /// The load or store `access` at `pc` for lanes `m`, the general way: any space, size
+    /// and vector width, lane by lane, with every check, trace and count.
     #[inline(never)]
-    pub(super) fn memory(&mut self, warp: &mut Warp, pc: usize, m: u32) -> Result<(), EmuFault> {
+    pub(super) fn memory(&mut self, warp: &mut Warp, pc: usize, access: &Mem, m: u32) -> Result<(), EmuFault> {
         // Scratch arrays live in the runner so that no instruction clears kilobytes of stack.
         let mut scratch = self.scratch.take().unwrap_or_default();
-        let result = self.memory_with(warp, pc, m, &mut scratch);
+        let result = self.memory_with(warp, pc, access, m, &mut scratch);
         self.scratch = Some(scratch);
         result
     }
 
-    fn memory_with(&mut self, warp: &mut Warp, pc: usize, m: u32, scratch: &mut Scratch) -> Result<(), EmuFault> {
+    fn memory_with(
+        &mut self,
+        warp: &mut Warp,
+        pc: usize,
+        access: &Mem,
+        m: u32,
+        scratch: &mut Scratch,
+    ) -> Result<(), EmuFault> {
         let Scratch {
             store_values,
             loaded,
             sectors,
             shared_offsets,
         } = scratch;
-        let inst = &self.prog.insts[pc];
-        let (space, bytes, addr, count, is_store) = match &inst.kind {
-            Kind::Ld {
-                space, bytes, ds, addr, ..
-            } => (*space, *bytes as u32, *addr, ds.len(), false),
-            Kind::St {
-                space,
-                bytes,
-                srcs,
-                addr,
-            } => (*space, *bytes as u32, *addr, srcs.len(), true),
-            _ => unreachable!(),
-        };
+        let (space, bytes, addr, count) = (access.space(), access.bytes() as u32, access.addr(), access.elements());
+        let is_store = access.is_store();
         let addrs = self.addresses(warp, addr);
-        if let Kind::St { srcs, .. } = &inst.kind {
-            for (i, s) in srcs.iter().enumerate() {
+        if let Mem::Store(store) = access {
+            for (i, s) in store.srcs.iter().enumerate() {
                 store_values[i] = self.read(warp, *s);
             }
         }
@@ -493,9 +491,9 @@ impl BlockRunner<'_> {
             }
         }
 
-        if let Kind::Ld { ds, signed, .. } = &self.prog.insts[pc].kind {
-            let extend = *signed && bytes < 8;
-            for (e, d) in ds.iter().enumerate() {
+        if let Mem::Load(load) = access {
+            let extend = load.signed && bytes < 8;
+            for (e, d) in load.ds.iter().enumerate() {
                 let Some(d) = d else { continue };
                 let dst = warp.reg_mut(*d);
                 for l in 0..32 {

@@ -1,7 +1,7 @@
 //! Basic blocks and immediate post-dominators: where the lanes of a divergent branch meet
 //! again. The SIMT stack in `warp.rs` reconverges there.
 
-use super::ir::{EXIT, Inst, Kind};
+use super::ir::{EXIT, Flow, Inst, Kind};
 
 /// For every instruction, the first instruction of the immediate post-dominator of its basic
 /// block, or [`EXIT`].
@@ -15,7 +15,7 @@ pub fn reconvergence_points(insts: &[Inst]) -> Vec<u32> {
     leader[0] = true;
     for (pc, inst) in insts.iter().enumerate() {
         match inst.kind {
-            Kind::Bra { target } => {
+            Kind::Flow(Flow::Bra { target }) => {
                 if (target as usize) < n {
                     leader[target as usize] = true;
                 }
@@ -23,7 +23,7 @@ pub fn reconvergence_points(insts: &[Inst]) -> Vec<u32> {
                     leader[pc + 1] = true;
                 }
             }
-            Kind::Exit if pc + 1 < n => leader[pc + 1] = true,
+            Kind::Flow(Flow::Exit) if pc + 1 < n => leader[pc + 1] = true,
             _ => {}
         }
     }
@@ -43,7 +43,7 @@ pub fn reconvergence_points(insts: &[Inst]) -> Vec<u32> {
             let last = &insts[end];
             let fall = if end + 1 < n { block_of[end + 1] } else { exit };
             match last.kind {
-                Kind::Bra { target } => {
+                Kind::Flow(Flow::Bra { target }) => {
                     let t = if (target as usize) < n {
                         block_of[target as usize]
                     } else {
@@ -51,8 +51,8 @@ pub fn reconvergence_points(insts: &[Inst]) -> Vec<u32> {
                     };
                     if last.guard.is_some() { vec![t, fall] } else { vec![t] }
                 }
-                Kind::Exit if last.guard.is_none() => vec![exit],
-                Kind::Exit => vec![exit, fall],
+                Kind::Flow(Flow::Exit) if last.guard.is_none() => vec![exit],
+                Kind::Flow(Flow::Exit) => vec![exit, fall],
                 _ => vec![fall],
             }
         })

@@ -8,16 +8,33 @@
 //! counts and the checks are the same either way.
 
 use super::block::BlockRunner;
-use super::ir::{Kind, MemSpace};
+use super::ir::{Addr, Load, Mem, MemSpace, Reg, Src, Store};
 use super::shared::Row;
 use super::warp::{Warp, for_each_lane, one_run};
 use std::mem::MaybeUninit;
 use std::sync::atomic::Ordering;
 
+/// What a fast path does with each active lane's one element: a load has a destination and a
+/// store a value, so neither can lack both.
+#[derive(Clone, Copy)]
+enum Element {
+    /// Into register `d`, a 4-byte element sign-extended when `sign_extend`.
+    Load { d: Reg, sign_extend: bool },
+    /// The lanes of this operand.
+    Store(Src),
+}
+
+impl Element {
+    #[inline(always)]
+    fn is_store(self) -> bool {
+        matches!(self, Element::Store(_))
+    }
+}
+
 /// Every lane's address `base[l] + offset` (inactive lanes too: they are masked later), in
 /// a loop the compiler vectorises.
 #[inline(always)]
-fn lane_addresses(warp: &Warp, addr: super::ir::Addr) -> [u64; 32] {
+fn lane_addresses(warp: &Warp, addr: Addr) -> [u64; 32] {
     let offset = addr.offset as u64;
     let mut addrs = [offset; 32];
     if let Some(r) = addr.base {
@@ -66,34 +83,34 @@ fn consecutive_span(addrs: &[u64; 32], active: &[u64; 32], m: u32, shift: u32) -
 }
 
 impl BlockRunner<'_> {
-    /// Runs the instruction at `pc` for lanes `m` if it is the common global access;
-    /// `false` when the general path must run it (nothing has been changed then).
+    /// Runs `access`, the instruction at `pc`, for lanes `m` if it is the common global
+    /// access; `false` when the general path must run it (nothing has been changed then).
     #[inline]
-    pub(super) fn global_fast(&mut self, warp: &mut Warp, pc: usize, m: u32) -> bool {
+    pub(super) fn global_fast(&mut self, warp: &mut Warp, pc: usize, access: &Mem, m: u32) -> bool {
         if self.watching() || self.fetch.is_some() {
             return false;
         }
-        let inst = &self.prog.insts[pc];
-        let (bytes, addr, store_src, load) = match &inst.kind {
-            Kind::Ld {
+        let (bytes, addr, element) = match access {
+            Mem::Load(Load {
                 space: MemSpace::Global,
                 bytes,
                 signed,
                 ds,
                 addr,
-            } if ds.len() == 1 && (*bytes == 4 || *bytes == 8) => {
+            }) if ds.len() == 1 && (*bytes == 4 || *bytes == 8) => {
                 let Some(d) = ds[0] else { return false };
-                (*bytes as u64, *addr, None, Some((d, *signed && *bytes == 4)))
+                let sign_extend = *signed && *bytes == 4;
+                (*bytes as u64, *addr, Element::Load { d, sign_extend })
             }
-            Kind::St {
+            Mem::Store(Store {
                 space: MemSpace::Global,
                 bytes,
                 srcs,
                 addr,
-            } if srcs.len() == 1 && (*bytes == 4 || *bytes == 8) => (*bytes as u64, *addr, Some(srcs[0]), None),
+            }) if srcs.len() == 1 && (*bytes == 4 || *bytes == 8) => (*bytes as u64, *addr, Element::Store(srcs[0])),
             _ => return false,
         };
-        if m != 0 && bytes == 4 && one_run(m) && self.global_row(warp, pc, m, addr, store_src, load) {
+        if m != 0 && bytes == 4 && one_run(m) && self.global_row(warp, pc, m, addr, element) {
             return true;
         }
         let addrs = lane_addresses(warp, addr);
@@ -103,7 +120,7 @@ impl BlockRunner<'_> {
             return false;
         };
         // Races between blocks are checked lane by lane, on the general path.
-        if self.mem.races(buffer, store_src.is_some()).is_some() {
+        if self.mem.races(buffer, element.is_store()).is_some() {
             return false;
         }
         let (lo, hi) = {
@@ -164,8 +181,8 @@ impl BlockRunner<'_> {
             }
             _ => None,
         };
-        match (store_src, load) {
-            (Some(src), _) => {
+        match element {
+            Element::Store(src) => {
                 let mut scratch = MaybeUninit::uninit();
                 let values = self.lanes(warp, src, &mut scratch);
                 match row {
@@ -180,7 +197,7 @@ impl BlockRunner<'_> {
                     None => for_each_lane(m, |l| mem.store_words(buffer, words(l), bytes, values[l])),
                 }
             }
-            (None, Some((d, sign_extend))) => match row {
+            Element::Load { d, sign_extend } => match row {
                 Some(row) => {
                     let dst = warp.reg_mut(d);
                     // A full warp is one run too: one loop serves every mask.
@@ -205,7 +222,6 @@ impl BlockRunner<'_> {
                     if sign_extend { v as u32 as i32 as i64 as u64 } else { v }
                 }),
             },
-            (None, None) => unreachable!("a load has a destination"),
         }
         self.count_global(pc, n, bytes, sectors);
         true
@@ -217,15 +233,7 @@ impl BlockRunner<'_> {
     /// when the access is anything else (nothing changed then); the general path gives the
     /// same result, this one only skips its address array and per-lane masks.
     #[inline(always)]
-    fn global_row(
-        &mut self,
-        warp: &mut Warp,
-        pc: usize,
-        m: u32,
-        addr: super::ir::Addr,
-        store_src: Option<super::ir::Src>,
-        load: Option<(super::ir::Reg, bool)>,
-    ) -> bool {
+    fn global_row(&mut self, warp: &mut Warp, pc: usize, m: u32, addr: Addr, element: Element) -> bool {
         let Some(r) = addr.base else { return false };
         let (lo, hi) = (m.trailing_zeros() as usize, 31 - m.leading_zeros() as usize);
         let base: &[u64; 32] = warp.reg(r).try_into().expect("32 lanes");
@@ -244,7 +252,7 @@ impl BlockRunner<'_> {
         let Ok(buffer) = self.mem.find(first, 4) else {
             return false;
         };
-        if self.mem.races(buffer, store_src.is_some()).is_some() {
+        if self.mem.races(buffer, element.is_store()).is_some() {
             return false;
         }
         let b = &self.mem.buffers[buffer];
@@ -257,8 +265,8 @@ impl BlockRunner<'_> {
         let Some(row) = mem.row_words(buffer, ((first - b.base) / 4) as isize - lo as isize) else {
             return false;
         };
-        match (store_src, load) {
-            (Some(src), _) => {
+        match element {
+            Element::Store(src) => {
                 let mut scratch = MaybeUninit::uninit();
                 let values = self.lanes(warp, src, &mut scratch);
                 mem.note_store(buffer);
@@ -266,7 +274,7 @@ impl BlockRunner<'_> {
                     row[l].store(values[l] as u32, Ordering::Relaxed);
                 }
             }
-            (None, Some((d, sign_extend))) => {
+            Element::Load { d, sign_extend } => {
                 let dst = warp.reg_mut(d);
                 if sign_extend {
                     for l in lo..hi + 1 {
@@ -278,7 +286,6 @@ impl BlockRunner<'_> {
                     }
                 }
             }
-            (None, None) => unreachable!("a load has a destination"),
         }
         let lanes = (hi - lo + 1) as u64;
         self.count_global(pc, lanes, 4, (last >> 5) - (first >> 5) + 1);
@@ -298,32 +305,35 @@ impl BlockRunner<'_> {
 }
 
 impl BlockRunner<'_> {
-    /// Runs the instruction at `pc` for lanes `m` if it is a 4-byte shared access of one
-    /// element per lane; `false` when the general path must run it (nothing changed then).
-    /// Every lane's access still goes through the race and uninitialised-read bookkeeping.
+    /// Runs `access`, the instruction at `pc`, for lanes `m` if it is a 4-byte shared access
+    /// of one element per lane; `false` when the general path must run it (nothing changed
+    /// then). Every lane's access still goes through the race and uninitialised-read
+    /// bookkeeping.
     #[inline]
-    pub(super) fn shared_fast(&mut self, warp: &mut Warp, pc: usize, m: u32) -> bool {
+    pub(super) fn shared_fast(&mut self, warp: &mut Warp, pc: usize, access: &Mem, m: u32) -> bool {
         if self.watching() {
             return false;
         }
-        let inst = &self.prog.insts[pc];
-        let (addr, store_src, load) = match &inst.kind {
-            Kind::Ld {
+        let (addr, element) = match access {
+            // The 4 bytes go into the register zero-extended, `.s32` too (the general path
+            // sign-extends those: the two differ only in the upper half, which 32-bit
+            // instructions do not read).
+            Mem::Load(Load {
                 space: MemSpace::Shared,
                 bytes: 4,
                 ds,
                 addr,
                 ..
-            } if ds.len() == 1 => {
+            }) if ds.len() == 1 => {
                 let Some(d) = ds[0] else { return false };
-                (*addr, None, Some(d))
+                (*addr, Element::Load { d, sign_extend: false })
             }
-            Kind::St {
+            Mem::Store(Store {
                 space: MemSpace::Shared,
                 bytes: 4,
                 srcs,
                 addr,
-            } if srcs.len() == 1 => (*addr, Some(srcs[0]), None),
+            }) if srcs.len() == 1 => (*addr, Element::Store(srcs[0])),
             _ => return false,
         };
         let addrs = lane_addresses(warp, addr);
@@ -359,8 +369,8 @@ impl BlockRunner<'_> {
             first_word: (lowest / 4) as isize - m.trailing_zeros() as isize,
             mask: m,
         });
-        match (store_src, load) {
-            (Some(src), _) => {
+        match element {
+            Element::Store(src) => {
                 let mut scratch = MaybeUninit::uninit();
                 let values = self.lanes(warp, src, &mut scratch);
                 let stamp = warp.clock.events;
@@ -376,7 +386,7 @@ impl BlockRunner<'_> {
                     });
                 }
             }
-            (None, Some(d)) => {
+            Element::Load { d, .. } => {
                 let mut loaded = [0u64; 32];
                 let stamp = warp.clock.events;
                 let read =
@@ -392,7 +402,6 @@ impl BlockRunner<'_> {
                 }
                 warp.write_lanes(d, m, |l| loaded[l]);
             }
-            (None, None) => unreachable!("a load has a destination"),
         }
         self.stats.shared_requests += 1;
         if !conflict_free {
@@ -414,15 +423,14 @@ impl BlockRunner<'_> {
     /// `ld.param` of one element at a fixed offset (how kernels read their arguments): the
     /// same value for every lane; `false` for anything else.
     #[inline]
-    pub(super) fn param_fast(&mut self, warp: &mut Warp, pc: usize, m: u32) -> bool {
-        let inst = &self.prog.insts[pc];
-        let Kind::Ld {
+    pub(super) fn param_fast(&mut self, warp: &mut Warp, access: &Mem, m: u32) -> bool {
+        let Mem::Load(Load {
             space: MemSpace::Param,
             bytes,
             signed,
             ds,
             addr,
-        } = &inst.kind
+        }) = access
         else {
             return false;
         };

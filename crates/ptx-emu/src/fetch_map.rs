@@ -7,7 +7,7 @@
 //! Counting happens on the general memory path (block_memory.rs): a launch with a fetch map
 //! skips the fast paths, which is fine for the small sizes the view asks for.
 
-use super::ir::{Kind, MemSpace, Program};
+use super::ir::{AccessKind, MemSpace, Program};
 
 /// Which elements of the lesson's input to count, in grid coordinates.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -103,7 +103,12 @@ impl FetchMap {
         let mut lines: Vec<u32> = prog
             .insts
             .iter()
-            .filter(|i| matches!(i.kind, Kind::Ld { space, .. } if space != MemSpace::Shared && space != MemSpace::Param && space != MemSpace::Const && space != MemSpace::Local))
+            .filter(|i| {
+                matches!(
+                    i.access(),
+                    Some((AccessKind::Load, MemSpace::Global | MemSpace::Generic))
+                )
+            })
             .map(|i| i.line)
             .collect();
         lines.sort_unstable();

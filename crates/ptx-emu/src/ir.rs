@@ -159,8 +159,74 @@ pub struct PredSrc {
     pub negate: bool,
 }
 
+/// A decoded instruction, grouped by the way `run_warp` (block.rs) runs it: each of its
+/// routes is handed only the instructions it can run, as a type of their own matched
+/// exhaustively there, so no route has to rule out another route's instructions.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Kind {
+    /// Instructions that move the warp's paths (its SIMT stack): `run_warp` ends its straight
+    /// run and hands them to `steer`.
+    Flow(Flow),
+    /// Warp-level instructions (warp_ops.rs): a `.sync` one may have to wait for threads on
+    /// another path, so `run_warp` ends its straight run here too and hands them to
+    /// `warp_step`.
+    Warp(WarpKind),
+    /// A plain ALU instruction in its quick form (quick.rs), chosen when the program is built
+    /// and run in place by `run_warp`, matched by reference (copying the form out cost as
+    /// much as the match). `general` is the same instruction as `execute` runs it: what
+    /// [`Program::without_quick_forms`] puts back, boxed so that it does not make every
+    /// instruction larger.
+    Quick { quick: Quick, general: Box<Alu> },
+    /// Everything else: work on the active lanes that never changes the warp's paths, run by
+    /// `execute` without leaving the straight run.
+    Work(Work),
+}
+
+/// Control flow: each steered by `BlockRunner::steer` (block.rs).
+#[derive(Debug, Clone, PartialEq)]
+pub enum Flow {
+    Bra {
+        target: u32,
+    },
+    Exit,
+    /// `bar.sync` / `barrier.sync` / `bar.arrive` / `bar.red`: a block barrier `id` (0..15)
+    /// waited for by `count` threads (all non-exited threads of the block when absent).
+    Bar {
+        id: Src,
+        count: Option<Src>,
+        /// `bar.arrive`: count this arrival but do not wait.
+        arrive: bool,
+        red: Option<BarRed>,
+    },
+    /// `nanosleep`: the warp gives way to the block's other warps (a warp spinning on a flag
+    /// that another warp sets sleeps in its loop; running it on alone would never end).
+    Yield,
+}
+
+/// The instructions `BlockRunner::execute` runs (block.rs), by family: none of them steers
+/// the warp.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Work {
+    /// The plain integer, float, compare, convert and move instructions, run by
+    /// `BlockRunner::alu`: those with no quick form, and every one of them in
+    /// [`Program::without_quick_forms`].
+    Alu(Alu),
+    /// Loads and stores: `BlockRunner::load_store` (fast_memory.rs, block_memory.rs).
+    Mem(Mem),
+    /// `atom` / `red` on global, shared or generic memory (atomic.rs).
+    Atom(Atomic),
+    /// Integer and float instructions beyond the plain ALU ones (numeric.rs).
+    Numeric(NumericKind),
+    /// Calls into the device runtime: printf, assert, trap (device_call.rs).
+    Call(CallKind),
+    /// `membar`, `fence`, `prefetch`, `pmevent`, `brkpt`: nothing for the emulator to do.
+    Nop,
+}
+
+/// The plain ALU family: executed by `BlockRunner::alu` (block.rs, with the lane-wise
+/// helpers of alu.rs); the common forms also have a quick form ([`Quick`], quick.rs).
+#[derive(Debug, Clone, PartialEq)]
+pub enum Alu {
     IntBin {
         op: IntOp,
         bits: u8,
@@ -281,19 +347,6 @@ pub enum Kind {
         a: Src,
         part_bits: u8,
     },
-    Ld {
-        space: MemSpace,
-        bytes: u8,
-        signed: bool,
-        ds: Vec<Option<Reg>>,
-        addr: Addr,
-    },
-    St {
-        space: MemSpace,
-        bytes: u8,
-        srcs: Vec<Src>,
-        addr: Addr,
-    },
     /// `cvta` between a window's address and a generic address.
     Cvta {
         to_generic: bool,
@@ -301,31 +354,121 @@ pub enum Kind {
         d: Reg,
         a: Src,
     },
-    Bra {
-        target: u32,
-    },
-    /// `bar.sync` / `barrier.sync` / `bar.arrive` / `bar.red`: a block barrier `id` (0..15)
-    /// waited for by `count` threads (all non-exited threads of the block when absent).
-    Bar {
-        id: Src,
-        count: Option<Src>,
-        /// `bar.arrive`: count this arrival but do not wait.
-        arrive: bool,
-        red: Option<BarRed>,
-    },
-    /// `atom` / `red` on global, shared or generic memory (atomic.rs).
-    Atom(Atomic),
-    Exit,
-    Nop,
-    /// `nanosleep`: the warp gives way to the block's other warps (a warp spinning on a flag
-    /// that another warp sets sleeps in its loop; running it on alone would never end).
-    Yield,
-    /// Warp-level instructions: shuffles, votes, matches, reductions, `__syncwarp` (warp_ops.rs).
-    Warp(WarpKind),
-    /// Integer and float instructions beyond the plain ALU ones (numeric.rs).
-    Numeric(NumericKind),
-    /// Calls into the device runtime: printf, assert, trap (device_call.rs).
-    Call(CallKind),
+}
+
+/// The memory family: executed by `BlockRunner::load_store` (a fast path in fast_memory.rs
+/// for the common accesses, the general one in block_memory.rs).
+#[derive(Debug, Clone, PartialEq)]
+pub enum Mem {
+    Load(Load),
+    Store(Store),
+}
+
+/// `ld` / `ldu`: `ds.len()` elements per lane (a vector access when more than one) of
+/// `bytes` each.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Load {
+    pub space: MemSpace,
+    pub bytes: u8,
+    pub signed: bool,
+    /// None: `_` in a vector (the element is read, not kept).
+    pub ds: Vec<Option<Reg>>,
+    pub addr: Addr,
+}
+
+/// `st`: `srcs.len()` elements per lane (a vector access when more than one) of `bytes`
+/// each.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Store {
+    pub space: MemSpace,
+    pub bytes: u8,
+    pub srcs: Vec<Src>,
+    pub addr: Addr,
+}
+
+impl Mem {
+    pub fn space(&self) -> MemSpace {
+        match self {
+            Mem::Load(l) => l.space,
+            Mem::Store(s) => s.space,
+        }
+    }
+
+    /// Bytes of each element.
+    pub fn bytes(&self) -> u8 {
+        match self {
+            Mem::Load(l) => l.bytes,
+            Mem::Store(s) => s.bytes,
+        }
+    }
+
+    pub fn addr(&self) -> Addr {
+        match self {
+            Mem::Load(l) => l.addr,
+            Mem::Store(s) => s.addr,
+        }
+    }
+
+    /// Elements per lane (1, 2 or 4).
+    pub fn elements(&self) -> usize {
+        match self {
+            Mem::Load(l) => l.ds.len(),
+            Mem::Store(s) => s.srcs.len(),
+        }
+    }
+
+    pub fn is_store(&self) -> bool {
+        matches!(self, Mem::Store(_))
+    }
+}
+
+// Each family into an instruction, as the decoder builds them.
+impl From<Flow> for Kind {
+    fn from(flow: Flow) -> Kind {
+        Kind::Flow(flow)
+    }
+}
+
+impl From<WarpKind> for Kind {
+    fn from(op: WarpKind) -> Kind {
+        Kind::Warp(op)
+    }
+}
+
+impl From<Work> for Kind {
+    fn from(work: Work) -> Kind {
+        Kind::Work(work)
+    }
+}
+
+impl From<Alu> for Kind {
+    fn from(op: Alu) -> Kind {
+        Kind::Work(Work::Alu(op))
+    }
+}
+
+impl From<Mem> for Kind {
+    fn from(access: Mem) -> Kind {
+        Kind::Work(Work::Mem(access))
+    }
+}
+
+impl From<Atomic> for Kind {
+    fn from(atomic: Atomic) -> Kind {
+        Kind::Work(Work::Atom(atomic))
+    }
+}
+
+impl From<NumericKind> for Kind {
+    fn from(op: NumericKind) -> Kind {
+        Kind::Work(Work::Numeric(op))
+    }
+}
+
+impl From<CallKind> for Kind {
+    fn from(call: CallKind) -> Kind {
+        Kind::Work(Work::Call(call))
+    }
 }
 
 /// `atom` / `red`: executed by `BlockRunner::atomic` (atomic.rs).
@@ -682,22 +825,27 @@ pub struct Inst {
 }
 
 impl Inst {
+    /// What this instruction does with memory, and in which space: loads, stores and
+    /// atomics; None for every other instruction.
+    pub fn access(&self) -> Option<(AccessKind, MemSpace)> {
+        match &self.kind {
+            Kind::Work(Work::Mem(Mem::Load(load))) => Some((AccessKind::Load, load.space)),
+            Kind::Work(Work::Mem(Mem::Store(store))) => Some((AccessKind::Store, store.space)),
+            Kind::Work(Work::Atom(atomic)) => {
+                let kind = match atomic.d {
+                    None => AccessKind::Reduction,
+                    Some(_) => AccessKind::Atomic,
+                };
+                Some((kind, atomic.space))
+            }
+            _ => None,
+        }
+    }
+
     /// Whether this instruction can touch global memory (and so issue sectors): loads,
     /// stores and atomics in global or generic space.
     pub fn is_global_access(&self) -> bool {
-        matches!(
-            self.kind,
-            Kind::Ld {
-                space: MemSpace::Global | MemSpace::Generic,
-                ..
-            } | Kind::St {
-                space: MemSpace::Global | MemSpace::Generic,
-                ..
-            } | Kind::Atom(Atomic {
-                space: MemSpace::Global | MemSpace::Generic,
-                ..
-            })
-        )
+        matches!(self.access(), Some((_, MemSpace::Global | MemSpace::Generic)))
     }
 }
 
@@ -724,9 +872,6 @@ pub struct Program {
     pub(crate) reqntid: Option<[u32; 3]>,
     /// `.file` index -> path.
     pub(crate) files: Vec<(u32, String)>,
-    /// Each instruction's quick form (`General` for those `execute` runs), one per
-    /// instruction of `insts`.
-    pub(crate) quick: Vec<Quick>,
     /// Module-scope `.global` variables (`__device__` variables, printf format strings):
     /// allocated in global memory at `address` for every launch.
     pub(crate) globals: Vec<GlobalVar>,
@@ -785,13 +930,7 @@ impl Program {
     /// The instruction at `pc`.
     pub fn instruction(&self, pc: u32) -> Option<InstructionInfo<'_>> {
         let inst = self.insts.get(pc as usize)?;
-        let access = match &inst.kind {
-            Kind::Ld { .. } => Some(AccessKind::Load),
-            Kind::St { .. } => Some(AccessKind::Store),
-            Kind::Atom(Atomic { d: None, .. }) => Some(AccessKind::Reduction),
-            Kind::Atom(_) => Some(AccessKind::Atomic),
-            _ => None,
-        };
+        let access = inst.access().map(|(kind, _)| kind);
         Some(InstructionInfo {
             pc,
             line: inst.line,
@@ -885,11 +1024,16 @@ impl Program {
         self.pred_regs
     }
 
-    /// This program with every instruction on `execute`'s general path: what the quick
-    /// forms are tested against.
+    /// This program with every instruction on `execute`'s general path (each quick form
+    /// replaced by the general instruction it was made from): what the quick forms are
+    /// tested against.
     pub fn without_quick_forms(&self) -> Program {
         let mut general = self.clone();
-        general.quick.fill(Quick::General);
+        for inst in &mut general.insts {
+            if let Kind::Quick { general: alu, .. } = &inst.kind {
+                inst.kind = Kind::Work(Work::Alu((**alu).clone()));
+            }
+        }
         general
     }
 }
@@ -907,37 +1051,67 @@ pub struct GlobalVar {
 pub const EXIT: u32 = u32::MAX;
 
 impl Kind {
-    /// The CUDA call a warp-level instruction comes from, for messages.
+    /// The CUDA call a warp-level instruction comes from, for messages (`__syncwarp` for any
+    /// other instruction: only warp-level instructions wait for the lanes of a warp).
     pub fn warp_call_name(&self) -> &'static str {
         match self {
-            Kind::Warp(WarpKind::Shfl { mode: ShflMode::Up, .. }) => "__shfl_up_sync",
-            Kind::Warp(WarpKind::Shfl {
-                mode: ShflMode::Down, ..
-            }) => "__shfl_down_sync",
-            Kind::Warp(WarpKind::Shfl {
-                mode: ShflMode::Bfly, ..
-            }) => "__shfl_xor_sync",
-            Kind::Warp(WarpKind::Shfl { .. }) => "__shfl_sync",
-            Kind::Warp(WarpKind::Vote {
-                mode: VoteMode::Ballot, ..
-            }) => "__ballot_sync",
-            Kind::Warp(WarpKind::Vote {
-                mode: VoteMode::All, ..
-            }) => "__all_sync",
-            Kind::Warp(WarpKind::Vote {
-                mode: VoteMode::Any, ..
-            }) => "__any_sync",
-            Kind::Warp(WarpKind::Vote { .. }) => "__uni_sync",
-            Kind::Warp(WarpKind::Match { all: true, .. }) => "__match_all_sync",
-            Kind::Warp(WarpKind::Match { .. }) => "__match_any_sync",
-            Kind::Warp(WarpKind::Redux { .. }) => "__reduce_*_sync",
+            Kind::Warp(op) => op.call_name(),
             _ => "__syncwarp",
         }
     }
 }
 
+impl WarpKind {
+    /// The member mask of a `.sync` instruction; None for `activemask`, which waits for no
+    /// one.
+    pub fn member_mask(&self) -> Option<Src> {
+        match self {
+            WarpKind::Shfl { mask, .. }
+            | WarpKind::Vote { mask, .. }
+            | WarpKind::Match { mask, .. }
+            | WarpKind::Redux { mask, .. }
+            | WarpKind::WarpSync { mask } => Some(*mask),
+            WarpKind::Activemask { .. } => None,
+        }
+    }
+
+    /// The CUDA call this instruction comes from, for messages.
+    pub fn call_name(&self) -> &'static str {
+        match self {
+            WarpKind::Shfl { mode: ShflMode::Up, .. } => "__shfl_up_sync",
+            WarpKind::Shfl {
+                mode: ShflMode::Down, ..
+            } => "__shfl_down_sync",
+            WarpKind::Shfl {
+                mode: ShflMode::Bfly, ..
+            } => "__shfl_xor_sync",
+            WarpKind::Shfl {
+                mode: ShflMode::Idx, ..
+            } => "__shfl_sync",
+            WarpKind::Vote {
+                mode: VoteMode::Ballot, ..
+            } => "__ballot_sync",
+            WarpKind::Vote {
+                mode: VoteMode::All, ..
+            } => "__all_sync",
+            WarpKind::Vote {
+                mode: VoteMode::Any, ..
+            } => "__any_sync",
+            WarpKind::Vote {
+                mode: VoteMode::Uni, ..
+            } => "__uni_sync",
+            WarpKind::Match { all: true, .. } => "__match_all_sync",
+            WarpKind::Match { all: false, .. } => "__match_any_sync",
+            WarpKind::Redux { .. } => "__reduce_*_sync",
+            WarpKind::WarpSync { .. } => "__syncwarp",
+            WarpKind::Activemask { .. } => "__activemask",
+        }
+    }
+}
+
 // Quick forms: the plain ALU instructions with their operands resolved, made by
-// `quick::quick_form` and run by `Quick::run` (quick.rs).
+// `quick::quick_form` when the program is built (`Kind::Quick`) and run by `Quick::run`
+// (quick.rs).
 
 /// A source operand: a register (inside the file: checked when decoded) or an immediate.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -979,10 +1153,10 @@ pub enum BinOp {
     },
 }
 
+/// The quick form of a plain ALU instruction ([`Alu`]): `Kind::Quick` in place of the
+/// general form.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Quick {
-    /// None of the below: `execute` runs it.
-    General,
     Mov {
         d: Reg,
         a: Opd,

@@ -12,9 +12,10 @@
 //!    the fetch map come to the observer; a fault that stops the launch is an [`EmuFault`].
 //! 4. [`Program::instruction`] says what a pc is (its lines, whether it touches memory).
 //!
-//! Adding an instruction: docs/emulator.md in the haloscope repository ("Adding an
-//! instruction"): decode it in `decode/`, give it a `Kind` in `ir.rs`, execute it in its
-//! family's file, add a sample to `coverage.rs`.
+//! Adding an instruction: this crate's README.md ("Instruction families", "Adding an
+//! instruction"): decode it in `decode/`, give it a variant of its family's type in `ir.rs`
+//! (`Kind` groups the families by how `run_warp` runs them), execute it in its family's
+//! file, add a sample to `coverage.rs`.
 
 mod alu;
 mod atomic;

@@ -1,24 +1,41 @@
 //! Quick forms of the plain instructions a kernel is mostly made of (integer and float
 //! arithmetic on registers and immediates, compares, predicate logic, integer
-//! conversions), decoded once per program into a small `Copy` value with the operands'
-//! places in the register file already worked out.
+//! conversions), chosen once per program, when it is built, as a small `Copy` value with
+//! the operands' places in the register file already worked out: the instruction becomes
+//! `Kind::Quick` in place of its general `Kind::Work(Work::Alu(..))` (the way wasmi picks
+//! specialised instructions when it translates a module).
 //!
 //! `BlockRunner::execute` gets to the same loops through a call with a large stack frame,
-//! a match on the instruction's kind, a second match on its operation and width, and a
-//! look at each operand's kind; for an `add.s32` that was as much work as the 32 additions.
-//! `run_warp` runs a quick form in place and hands everything else to `execute`, whose
-//! general path (`alu::int_bin`, `alu::f32_bin`, `alu::convert`, ...) is the reference:
-//! tests/quick_forms.rs runs real kernels both ways and wants the same bits. The types are
-//! in `ir.rs`, with the rest of the decoded program.
+//! a match on the instruction's family and kind, a second match on its operation and width,
+//! and a look at each operand's kind; for an `add.s32` that was as much work as the 32
+//! additions. `run_warp` runs a quick form in place and hands the other work to `execute`,
+//! whose general path (`alu::int_bin`, `alu::f32_bin`, `alu::convert`, ...) is the
+//! reference: tests/quick_forms.rs runs real kernels both ways
+//! (`Program::without_quick_forms` puts the general forms back) and wants the same bits.
+//! The types are in `ir.rs`, with the rest of the decoded program.
 
 use super::alu;
-use super::ir::{BinOp, FOp, Inst, IntOp, Kind, MadPart, NumTy, Opd, Quick, Reg, Src};
+use super::ir::{Alu, BinOp, FOp, Inst, IntOp, Kind, MadPart, NumTy, Opd, Quick, Reg, Src, Work};
 use super::lane_loops::{Operand, apply};
 use super::warp::Warp;
 
-/// The quick form of `inst`, or `General`. `value_regs`: the program's register count (an
+/// Gives every plain ALU instruction of `insts` that has a quick form that form
+/// (`Kind::Quick`, keeping the general form beside it). `value_regs`: the program's register
+/// count.
+pub fn choose_quick_forms(insts: &mut [Inst], value_regs: usize) {
+    for inst in insts {
+        if let Kind::Work(Work::Alu(alu)) = &inst.kind
+            && let Some(quick) = quick_form(alu, value_regs)
+        {
+            let general = Box::new(alu.clone());
+            inst.kind = Kind::Quick { quick, general };
+        }
+    }
+}
+
+/// The quick form of `alu`, if it has one. `value_regs`: the program's register count (an
 /// operand outside it is left to `execute`, which names the problem).
-pub fn quick_form(inst: &Inst, value_regs: usize) -> Quick {
+fn quick_form(alu: &Alu, value_regs: usize) -> Option<Quick> {
     let reg = |r: Reg| ((r as usize) < value_regs).then_some(r);
     let opd = |s: Src| match s {
         Src::Reg(r) => reg(r).map(Opd::Reg),
@@ -34,12 +51,12 @@ pub fn quick_form(inst: &Inst, value_regs: usize) -> Quick {
         })
     };
     let form = || -> Option<Quick> {
-        Some(match &inst.kind {
-            Kind::Mov { d, a } => Quick::Mov {
+        Some(match alu {
+            Alu::Mov { d, a } => Quick::Mov {
                 d: reg(*d)?,
                 a: opd(*a)?,
             },
-            Kind::IntBin {
+            Alu::IntBin {
                 op,
                 bits,
                 signed,
@@ -71,14 +88,14 @@ pub fn quick_form(inst: &Inst, value_regs: usize) -> Quick {
                 };
                 return bin(op, *d, *a, *b);
             }
-            Kind::MulWide {
+            Alu::MulWide {
                 bits: 32,
                 signed,
                 d,
                 a,
                 b,
             } => return bin(BinOp::MulWide32 { signed: *signed }, *d, *a, *b),
-            Kind::FBin {
+            Alu::FBin {
                 op,
                 double: false,
                 ftz: false,
@@ -95,7 +112,7 @@ pub fn quick_form(inst: &Inst, value_regs: usize) -> Quick {
                 };
                 return bin(op, *d, *a, *b);
             }
-            Kind::FFma {
+            Alu::FFma {
                 double: false,
                 ftz: false,
                 sat: false,
@@ -109,7 +126,7 @@ pub fn quick_form(inst: &Inst, value_regs: usize) -> Quick {
                 b: opd(*b)?,
                 c: opd(*c)?,
             },
-            Kind::Mad {
+            Alu::Mad {
                 part: MadPart::Lo,
                 bits,
                 d,
@@ -124,7 +141,7 @@ pub fn quick_form(inst: &Inst, value_regs: usize) -> Quick {
                 b: opd(*b)?,
                 c: opd(*c)?,
             },
-            Kind::Cvt {
+            Alu::Cvt {
                 to: NumTy::Int { bits: to, .. },
                 from: NumTy::Int { bits: from, signed },
                 sat: false,
@@ -138,7 +155,7 @@ pub fn quick_form(inst: &Inst, value_regs: usize) -> Quick {
                 sext: *signed,
                 keep: alu::mask(*to) & if *signed { u64::MAX } else { alu::mask(*from) },
             },
-            Kind::Setp {
+            Alu::Setp {
                 cmp,
                 ty,
                 d,
@@ -153,7 +170,7 @@ pub fn quick_form(inst: &Inst, value_regs: usize) -> Quick {
                 a: opd(*a)?,
                 b: opd(*b)?,
             },
-            Kind::PredSet { d, op, a, b } => Quick::Pred {
+            Alu::PredSet { d, op, a, b } => Quick::Pred {
                 d: *d,
                 op: *op,
                 a: *a,
@@ -162,7 +179,7 @@ pub fn quick_form(inst: &Inst, value_regs: usize) -> Quick {
             _ => return None,
         })
     };
-    form().unwrap_or(Quick::General)
+    form()
 }
 
 /// The 32 lanes of `o` in the register file, or the immediate.
@@ -181,11 +198,10 @@ fn reg_lanes(warp: &Warp, r: Reg) -> &[u64; 32] {
 }
 
 impl Quick {
-    /// Runs this quick form (not `General`) for the lanes of `m`.
+    /// Runs this quick form for the lanes of `m`.
     #[inline(always)]
     pub fn run(&self, warp: &mut Warp, m: u32) {
         match *self {
-            Quick::General => unreachable!("execute runs the general form"),
             Quick::Mov { d, a } => {
                 let a = operand(warp, a);
                 apply(warp, m, d, [a, Operand::Splat(0), Operand::Splat(0)], |x, _, _| x);
@@ -279,5 +295,49 @@ impl Quick {
             }
             Quick::Pred { d, op, a, b } => warp.set_pred(d, m, op, a, b),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::Program;
+    use crate::ir::{Alu, Kind, Quick, Work};
+
+    const PTX: &str = ".version 8.0\n.target sm_90\n.address_size 64\n\
+        .visible .entry k()\n{\n.reg .pred %p<3>;\n.reg .b32 %r<5>;\n.reg .f32 %f<3>;\n\
+        mov.u32 %r1, %tid.x;\nadd.s32 %r2, %r1, 7;\nsetp.lt.s32 %p1, %r2, %r1;\n\
+        bfe.u32 %r3, %r2, 4, 8;\nmov.u32 %r4, %r3;\ncvt.rn.f32.s32 %f1, %r4;\nret;\n}\n";
+
+    #[test]
+    fn quick_forms_replace_their_general_instruction_and_come_back_out() {
+        let program = Program::from_ptx(PTX, "k").unwrap();
+        let quick: Vec<bool> = program
+            .insts
+            .iter()
+            .map(|i| matches!(i.kind, Kind::Quick { .. }))
+            .collect();
+        // A special register (`%tid.x`), `bfe` and a float `cvt` have none; `ret` is control flow.
+        assert_eq!(quick, [false, true, true, false, true, false, false]);
+        assert!(matches!(
+            program.insts[1].kind,
+            Kind::Quick {
+                quick: Quick::Bin { .. },
+                ..
+            }
+        ));
+
+        let general = program.without_quick_forms();
+        for (q, g) in program.insts.iter().zip(&general.insts) {
+            match (&q.kind, &g.kind) {
+                (Kind::Quick { general: alu, .. }, Kind::Work(Work::Alu(back))) => assert_eq!(**alu, *back),
+                (Kind::Quick { .. }, other) => panic!("{other:?} is no general form"),
+                (kind, back) => assert_eq!(kind, back),
+            }
+        }
+        assert!(matches!(
+            general.insts[1].kind,
+            Kind::Work(Work::Alu(Alu::IntBin { .. }))
+        ));
+        assert_eq!(general.without_quick_forms().insts, general.insts);
     }
 }

@@ -36,20 +36,12 @@ impl BlockRunner<'_> {
                 None,
             ));
         }
-        let mask_src = match op {
-            WarpKind::Shfl { mask, .. }
-            | WarpKind::Vote { mask, .. }
-            | WarpKind::Match { mask, .. }
-            | WarpKind::Redux { mask, .. }
-            | WarpKind::WarpSync { mask } => Some(*mask),
-            WarpKind::Activemask { .. } => None,
-        };
-        let Some(src) = mask_src else {
+        let Some(src) = op.member_mask() else {
             self.warp_op_for(warp, op, m, m);
             return Ok(true);
         };
         let masks = self.read(warp, src);
-        let ready = self.check_members(warp, pc, m, &masks)?;
+        let ready = self.check_members(warp, pc, op, m, &masks)?;
         if !ready {
             return Ok(false);
         }
@@ -181,14 +173,14 @@ impl BlockRunner<'_> {
         for pc in waiting_pcs {
             let at_pc = |p: &super::warp::Path| p.wait.is_some_and(|w| w.id == WARP_SYNC && w.pc == pc);
             let waiting = warp.parked.iter().filter(|p| at_pc(p)).fold(0u32, |m, p| m | p.lanes());
-            let mask = match &self.prog.insts[pc as usize].kind {
-                Kind::Warp(WarpKind::Shfl { mask, .. })
-                | Kind::Warp(WarpKind::Vote { mask, .. })
-                | Kind::Warp(WarpKind::Match { mask, .. })
-                | Kind::Warp(WarpKind::Redux { mask, .. })
-                | Kind::Warp(WarpKind::WarpSync { mask }) => named_by(&self.read(warp, *mask), waiting),
-                _ => continue,
+            // Only warp-level instructions with a member mask park at WARP_SYNC.
+            let Kind::Warp(op) = &self.prog.insts[pc as usize].kind else {
+                continue;
             };
+            let Some(mask) = op.member_mask() else {
+                continue;
+            };
+            let mask = named_by(&self.read(warp, mask), waiting);
             if mask & warp.live() & !waiting != 0 {
                 if matches!(self.prog.insts[pc as usize].kind, Kind::Warp(WarpKind::WarpSync { .. }))
                     && self.release_warp_barriers(warp)
@@ -278,9 +270,15 @@ impl BlockRunner<'_> {
 
     /// The member-mask rules: each executing thread must be in its own mask; false when the
     /// masks name threads that have not exited and are not executing with them (wait).
-    fn check_members(&self, warp: &Warp, pc: usize, m: u32, masks: &[u64; 32]) -> Result<bool, EmuFault> {
-        let inst = &self.prog.insts[pc];
-        let name = inst.kind.warp_call_name();
+    fn check_members(
+        &self,
+        warp: &Warp,
+        pc: usize,
+        op: &WarpKind,
+        m: u32,
+        masks: &[u64; 32],
+    ) -> Result<bool, EmuFault> {
+        let name = op.call_name();
         let outside = lanes_where(m, |l| (masks[l] >> l) & 1 == 0);
         if outside != 0 {
             let lane = outside.trailing_zeros();

@@ -65,7 +65,7 @@ impl Decoder {
                 return Err(format!("symbol is in {sym:?} space but accessed as {space:?}"));
             }
         }
-        Ok(Kind::Atom(Atomic {
+        Ok(Kind::from(Atomic {
             space,
             op,
             ty,

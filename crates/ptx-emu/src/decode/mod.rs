@@ -9,7 +9,7 @@ mod sync;
 use super::cfg::reconvergence_points;
 use super::ir::*;
 use super::memory::{ALLOCATION_ALIGN, DEVICE_GLOBALS_BASE};
-use super::quick::quick_form;
+use super::quick::choose_quick_forms;
 use crate::ptx::ast::{self, Operand, Space, Statement};
 use crate::ptx::inline::{ASSERT_OP, PRINTF_OP, UNSUPPORTED_OP, inline_calls};
 use crate::ptx::{PtxError, type_bytes};
@@ -26,7 +26,8 @@ pub fn decode_entry(module: &ast::Module, name: &str) -> Result<Program, PtxErro
     decoder.decode_body(&function)?;
     let reconverge = reconvergence_points(&decoder.insts);
     let value_regs = decoder.value_regs.len();
-    let quick = decoder.insts.iter().map(|i| quick_form(i, value_regs)).collect();
+    // The quick forms, chosen once here: each replaces its general instruction.
+    choose_quick_forms(&mut decoder.insts, value_regs);
     Ok(Program {
         name: name.to_string(),
         insts: decoder.insts,
@@ -39,7 +40,6 @@ pub fn decode_entry(module: &ast::Module, name: &str) -> Result<Program, PtxErro
         param_bytes: decoder.param_bytes,
         const_data: decoder.const_data,
         reconverge,
-        quick,
         reqntid: function.reqntid,
         files: module.files.clone(),
         globals: decoder.globals,
@@ -203,7 +203,7 @@ impl Decoder {
                 line,
                 message: format!("branch to unknown label `{label}`"),
             })?;
-            self.insts[pc].kind = Kind::Bra { target };
+            self.insts[pc].kind = Flow::Bra { target }.into();
         }
         Ok(())
     }
@@ -369,13 +369,13 @@ impl Decoder {
                 return self.sync_kind(i, base, mods);
             }
             "trap" => {
-                return Ok(Kind::Call(CallKind::Trap {
+                return Ok(Kind::from(CallKind::Trap {
                     what: "trap (__trap() or asm(\"trap;\"))".into(),
                     unsupported: false,
                 }));
             }
-            "brkpt" => return Ok(Kind::Nop),
-            "nanosleep" => return Ok(Kind::Yield),
+            "brkpt" => return Ok(Work::Nop.into()),
+            "nanosleep" => return Ok(Flow::Yield.into()),
             _ => {}
         }
         match base {
@@ -388,12 +388,12 @@ impl Decoder {
                         "xor" => BoolOp::Xor,
                         _ => return Err("not a predicate operation".into()),
                     };
-                    return Ok(Kind::PredSet {
+                    return Ok(Kind::from(Alu::PredSet {
                         d: self.pred(name_of(&o[0])?)?,
                         op: Some(op),
                         a: self.pred_or_const(&o[1])?,
                         b: Some(self.pred_or_const(&o[2])?),
-                    });
+                    }));
                 }
                 let o = self.operands(i, 3)?;
                 if is_float {
@@ -413,7 +413,7 @@ impl Decoder {
                         "max" => FOp::Max,
                         _ => return Err(format!("`{base}` has no float form")),
                     };
-                    return Ok(Kind::FBin {
+                    return Ok(Kind::from(Alu::FBin {
                         op,
                         double,
                         ftz,
@@ -421,19 +421,19 @@ impl Decoder {
                         d: self.dst(&o[0])?,
                         a: self.src(&o[1], bits, true)?,
                         b: self.src(&o[2], bits, true)?,
-                    });
+                    }));
                 }
                 if bits == 0 {
                     return Err("missing or unsupported type".into());
                 }
                 if base == "mul" && has("wide") {
-                    return Ok(Kind::MulWide {
+                    return Ok(Kind::from(Alu::MulWide {
                         bits,
                         signed,
                         d: self.dst(&o[0])?,
                         a: self.src(&o[1], bits, false)?,
                         b: self.src(&o[2], bits, false)?,
-                    });
+                    }));
                 }
                 unsupported_mods(&["lo", "hi"])?;
                 let op = match base {
@@ -457,14 +457,14 @@ impl Decoder {
                 } else {
                     bits
                 };
-                Ok(Kind::IntBin {
+                Ok(Kind::from(Alu::IntBin {
                     op,
                     bits,
                     signed,
                     d: self.dst(&o[0])?,
                     a: self.src(&o[1], bits, false)?,
                     b: self.src(&o[2], b_bits, false)?,
-                })
+                }))
             }
             "neg" | "abs" | "not" | "popc" | "clz" | "brev" | "cnot" | "rcp" | "sqrt" | "rsqrt" => {
                 let o = self.operands(i, 2)?;
@@ -477,12 +477,12 @@ impl Decoder {
                         }),
                         PredSrcOrConst::Const(c) => PredSrcOrConst::Const(!c),
                     };
-                    return Ok(Kind::PredSet {
+                    return Ok(Kind::from(Alu::PredSet {
                         d: self.pred(name_of(&o[0])?)?,
                         op: None,
                         a,
                         b: None,
-                    });
+                    }));
                 }
                 if is_float {
                     unsupported_mods(&["rn", "ftz"])?;
@@ -498,13 +498,13 @@ impl Decoder {
                             ));
                         }
                     };
-                    return Ok(Kind::FUn {
+                    return Ok(Kind::from(Alu::FUn {
                         op,
                         double,
                         ftz,
                         d: self.dst(&o[0])?,
                         a: self.src(&o[1], bits, true)?,
-                    });
+                    }));
                 }
                 if bits == 0 {
                     return Err("missing or unsupported type".into());
@@ -519,12 +519,12 @@ impl Decoder {
                     "cnot" => IntUnOp::Cnot,
                     _ => return Err("no integer form".into()),
                 };
-                Ok(Kind::IntUn {
+                Ok(Kind::from(Alu::IntUn {
                     op,
                     bits,
                     d: self.dst(&o[0])?,
                     a: self.src(&o[1], bits, false)?,
-                })
+                }))
             }
             "mad" | "fma" => {
                 let o = self.operands(i, 4)?;
@@ -536,7 +536,7 @@ impl Decoder {
                     if !has("rn") {
                         return Err("float mad/fma without .rn is not supported".into());
                     }
-                    return Ok(Kind::FFma {
+                    return Ok(Kind::from(Alu::FFma {
                         double,
                         ftz,
                         sat,
@@ -544,7 +544,7 @@ impl Decoder {
                         a: self.src(&o[1], bits, true)?,
                         b: self.src(&o[2], bits, true)?,
                         c: self.src(&o[3], bits, true)?,
-                    });
+                    }));
                 }
                 unsupported_mods(&["lo", "hi", "wide"])?;
                 let part = if has("wide") {
@@ -555,7 +555,7 @@ impl Decoder {
                     MadPart::Lo
                 };
                 let c_bits = if part == MadPart::Wide { bits * 2 } else { bits };
-                Ok(Kind::Mad {
+                Ok(Kind::from(Alu::Mad {
                     part,
                     bits,
                     signed,
@@ -563,39 +563,39 @@ impl Decoder {
                     a: self.src(&o[1], bits, false)?,
                     b: self.src(&o[2], bits, false)?,
                     c: self.src(&o[3], c_bits, false)?,
-                })
+                }))
             }
             "bfe" => {
                 let o = self.operands(i, 4)?;
-                Ok(Kind::Bfe {
+                Ok(Kind::from(Alu::Bfe {
                     bits,
                     signed,
                     d: self.dst(&o[0])?,
                     a: self.src(&o[1], bits, false)?,
                     pos: self.src(&o[2], 32, false)?,
                     len: self.src(&o[3], 32, false)?,
-                })
+                }))
             }
             "bfi" => {
                 let o = self.operands(i, 5)?;
-                Ok(Kind::Bfi {
+                Ok(Kind::from(Alu::Bfi {
                     bits,
                     d: self.dst(&o[0])?,
                     f: self.src(&o[1], bits, false)?,
                     b: self.src(&o[2], bits, false)?,
                     pos: self.src(&o[3], 32, false)?,
                     len: self.src(&o[4], 32, false)?,
-                })
+                }))
             }
             "setp" => self.setp(i, mods, ty, bits),
             "selp" => {
                 let o = self.operands(i, 4)?;
-                Ok(Kind::Selp {
+                Ok(Kind::from(Alu::Selp {
                     d: self.dst(&o[0])?,
                     a: self.src(&o[1], bits, is_float)?,
                     b: self.src(&o[2], bits, is_float)?,
                     p: self.pred_src(&o[3])?,
-                })
+                }))
             }
             "cvt" => self.cvt(i, mods),
             "cvta" => {
@@ -614,22 +614,22 @@ impl Decoder {
                 } else {
                     return Err("cvta needs a state space".into());
                 };
-                Ok(Kind::Cvta {
+                Ok(Kind::from(Alu::Cvta {
                     to_generic: !to,
                     space,
                     d: self.dst(&o[0])?,
                     a: self.src(&o[1], bits, false)?,
-                })
+                }))
             }
             "mov" => {
                 let o = self.operands(i, 2)?;
                 if ty == "pred" {
-                    return Ok(Kind::PredSet {
+                    return Ok(Kind::from(Alu::PredSet {
                         d: self.pred(name_of(&o[0])?)?,
                         op: None,
                         a: self.pred_or_const(&o[1])?,
                         b: None,
-                    });
+                    }));
                 }
                 match (&o[0], &o[1]) {
                     (Operand::Vector(names), src) => {
@@ -638,11 +638,11 @@ impl Decoder {
                             .iter()
                             .map(|n| n.as_ref().map(|n| self.reg(n)).transpose())
                             .collect::<Result<_, _>>()?;
-                        Ok(Kind::Unpack {
+                        Ok(Kind::from(Alu::Unpack {
                             ds,
                             a: self.src(src, bits, false)?,
                             part_bits,
-                        })
+                        }))
                     }
                     (dst, Operand::Vector(names)) => {
                         let part_bits = bits / names.len() as u8;
@@ -653,19 +653,19 @@ impl Decoder {
                                 None => Err("`_` in a packing mov".to_string()),
                             })
                             .collect::<Result<_, _>>()?;
-                        Ok(Kind::Pack {
+                        Ok(Kind::from(Alu::Pack {
                             d: self.dst(dst)?,
                             parts,
                             part_bits,
-                        })
+                        }))
                     }
-                    (dst, src) => Ok(Kind::Mov {
+                    (dst, src) => Ok(Kind::from(Alu::Mov {
                         d: self.dst(dst)?,
                         a: self.src(src, bits, is_float)?,
-                    }),
+                    })),
                 }
             }
-            "ld" | "ldu" | "st" => self.memory(i, base == "st", mods, ty),
+            "ld" | "ldu" | "st" => Ok(self.memory(i, base == "st", mods, ty)?.into()),
             "bra" | "brx" => {
                 if base == "brx" {
                     return Err("indirect branches are not supported".into());
@@ -673,10 +673,10 @@ impl Decoder {
                 let o = self.operands(i, 1)?;
                 let label = name_of(&o[0])?.to_string();
                 self.pending.push((self.insts.len(), label, i.ptx_line));
-                Ok(Kind::Bra { target: 0 })
+                Ok(Flow::Bra { target: 0 }.into())
             }
-            "ret" | "exit" => Ok(Kind::Exit),
-            "membar" | "fence" | "prefetch" | "prefetchu" | "pmevent" => Ok(Kind::Nop),
+            "ret" | "exit" => Ok(Flow::Exit.into()),
+            "membar" | "fence" | "prefetch" | "prefetchu" | "pmevent" => Ok(Work::Nop.into()),
             "call" => Err("a call the inliner left in place".into()),
             _ => Err("this instruction is not supported by the emulator".into()),
         }
@@ -690,7 +690,7 @@ impl Decoder {
                 Some(Operand::Name(w)) => w.clone(),
                 _ => "an unsupported call".into(),
             };
-            return Ok(Kind::Call(CallKind::Trap {
+            return Ok(Kind::from(CallKind::Trap {
                 what,
                 unsupported: true,
             }));
@@ -702,14 +702,14 @@ impl Decoder {
             }
         };
         if text == PRINTF_OP {
-            return Ok(Kind::Call(CallKind::Printf {
+            return Ok(Kind::from(CallKind::Printf {
                 ret: Some(self.dst(&i.operands[0])?),
                 format: reg(1)?,
                 args: reg(2)?,
             }));
         }
         if text == ASSERT_OP {
-            return Ok(Kind::Call(CallKind::AssertFail {
+            return Ok(Kind::from(CallKind::AssertFail {
                 message: reg(0)?,
                 file: reg(1)?,
                 line: reg(2)?,
@@ -755,7 +755,7 @@ impl Decoder {
                 other => return Err(format!("setp destination {other:?} is not a predicate")),
             };
             let width = if x2 { 32 } else { 16 };
-            return Ok(Kind::Numeric(NumericKind::HalfSetp {
+            return Ok(Kind::from(NumericKind::HalfSetp {
                 cmp,
                 bf16,
                 x2,
@@ -793,7 +793,7 @@ impl Decoder {
             Some(op) => Some((op, self.pred_src(&o[3])?)),
             None => None,
         };
-        Ok(Kind::Setp {
+        Ok(Kind::from(Alu::Setp {
             cmp,
             ty: num_ty,
             d,
@@ -801,7 +801,7 @@ impl Decoder {
             a: self.src(&o[1], bits, is_float)?,
             b: self.src(&o[2], bits, is_float)?,
             combine,
-        })
+        }))
     }
 
     fn cvt(&self, i: &ast::Instruction, mods: &[&str]) -> Result<Kind, String> {
@@ -815,7 +815,7 @@ impl Decoder {
                 return Err("only cvt.rn.f16x2.f32 / cvt.rn.bf16x2.f32 are supported for packed halves".into());
             }
             let o = self.operands(i, 3)?;
-            return Ok(Kind::Numeric(NumericKind::Half {
+            return Ok(Kind::from(NumericKind::Half {
                 op: HalfOp::CvtPack,
                 bf16: types[0] == "bf16x2",
                 x2: true,
@@ -859,7 +859,7 @@ impl Decoder {
             NumTy::F32 => 32,
             NumTy::F64 => 64,
         };
-        Ok(Kind::Cvt {
+        Ok(Kind::from(Alu::Cvt {
             to,
             from,
             round,
@@ -867,10 +867,10 @@ impl Decoder {
             sat: mods.contains(&"sat"),
             d: self.dst(&o[0])?,
             a: self.src(&o[1], from_bits, false)?,
-        })
+        }))
     }
 
-    fn memory(&self, i: &ast::Instruction, store: bool, mods: &[&str], ty: &str) -> Result<Kind, String> {
+    fn memory(&self, i: &ast::Instruction, store: bool, mods: &[&str], ty: &str) -> Result<Mem, String> {
         let mut space = MemSpace::Generic;
         let mut lanes = 1usize;
         for m in mods {
@@ -908,12 +908,12 @@ impl Decoder {
             Operand::Name(n) => vec![Some(n.clone())],
             other if store => {
                 let src = self.src(other, bytes * 8, false)?;
-                return Ok(Kind::St {
+                return Ok(Mem::Store(Store {
                     space,
                     bytes,
                     srcs: vec![src],
                     addr,
-                });
+                }));
             }
             other => return Err(format!("load destination {other:?} is not a register")),
         };
@@ -928,24 +928,24 @@ impl Decoder {
                     None => Err("`_` in a store".to_string()),
                 })
                 .collect::<Result<_, _>>()?;
-            Ok(Kind::St {
+            Ok(Mem::Store(Store {
                 space,
                 bytes,
                 srcs,
                 addr,
-            })
+            }))
         } else {
             let ds = names
                 .iter()
                 .map(|n| n.as_ref().map(|n| self.reg(n)).transpose())
                 .collect::<Result<_, _>>()?;
-            Ok(Kind::Ld {
+            Ok(Mem::Load(Load {
                 space,
                 bytes,
                 signed: ty.starts_with('s'),
                 ds,
                 addr,
-            })
+            }))
         }
     }
 }

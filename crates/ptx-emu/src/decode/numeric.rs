@@ -35,7 +35,7 @@ impl Decoder {
                     Some(other) => return Err(format!("prmt mode `.{other}` is not supported")),
                 };
                 let o = self.operands(i, 4)?;
-                Ok(Kind::Numeric(NumericKind::Prmt {
+                Ok(Kind::from(NumericKind::Prmt {
                     mode,
                     d: self.dst(&o[0])?,
                     a: self.src(&o[1], 32, false)?,
@@ -45,7 +45,7 @@ impl Decoder {
             }
             "shf" => {
                 let o = self.operands(i, 4)?;
-                Ok(Kind::Numeric(NumericKind::Shf {
+                Ok(Kind::from(NumericKind::Shf {
                     left: has("l"),
                     clamp: has("clamp"),
                     d: self.dst(&o[0])?,
@@ -61,7 +61,7 @@ impl Decoder {
                     return Err("dp4a/dp2a need two operand types".into());
                 }
                 let o = self.operands(i, 4)?;
-                Ok(Kind::Numeric(NumericKind::Dp {
+                Ok(Kind::from(NumericKind::Dp {
                     four: base == "dp4a",
                     hi: has("hi"),
                     a_signed: types[0] == "s32",
@@ -89,7 +89,7 @@ impl Decoder {
                     return Err("testp needs a test".into());
                 };
                 let o = self.operands(i, 2)?;
-                Ok(Kind::Numeric(NumericKind::Testp {
+                Ok(Kind::from(NumericKind::Testp {
                     op,
                     double,
                     d: self.pred(super::name_of(&o[0])?)?,
@@ -98,7 +98,7 @@ impl Decoder {
             }
             "copysign" => {
                 let o = self.operands(i, 3)?;
-                Ok(Kind::Numeric(NumericKind::Copysign {
+                Ok(Kind::from(NumericKind::Copysign {
                     double,
                     d: self.dst(&o[0])?,
                     a: self.src(&o[1], bits, true)?,
@@ -107,7 +107,7 @@ impl Decoder {
             }
             "mul24" => {
                 let o = self.operands(i, 3)?;
-                Ok(Kind::Numeric(NumericKind::Mul24 {
+                Ok(Kind::from(NumericKind::Mul24 {
                     hi: has("hi"),
                     signed: ty == "s32",
                     d: self.dst(&o[0])?,
@@ -122,7 +122,7 @@ impl Decoder {
                     ast::Operand::Int(v) if (0..=255).contains(v) => *v as u8,
                     _ => return Err("lop3 needs an immediate truth table (0..255)".into()),
                 };
-                Ok(Kind::Numeric(NumericKind::Lop3 {
+                Ok(Kind::from(NumericKind::Lop3 {
                     d: self.dst(&o[0])?,
                     a: self.src(&o[1], 32, false)?,
                     b: self.src(&o[2], 32, false)?,
@@ -133,7 +133,7 @@ impl Decoder {
             "sad" => {
                 let o = self.operands(i, 4)?;
                 let bits = crate::ptx::type_bytes(ty).ok_or("sad needs a type")? as u8 * 8;
-                Ok(Kind::Numeric(NumericKind::Sad {
+                Ok(Kind::from(NumericKind::Sad {
                     bits,
                     signed: ty.starts_with('s'),
                     d: self.dst(&o[0])?,
@@ -144,7 +144,7 @@ impl Decoder {
             }
             "fns" => {
                 let o = self.operands(i, 4)?;
-                Ok(Kind::Numeric(NumericKind::Fns {
+                Ok(Kind::from(NumericKind::Fns {
                     d: self.dst(&o[0])?,
                     mask: self.src(&o[1], 32, false)?,
                     base: self.src(&o[2], 32, false)?,
@@ -154,7 +154,7 @@ impl Decoder {
             "bfind" => {
                 let o = self.operands(i, 2)?;
                 let width = crate::ptx::type_bytes(ty).ok_or("bfind needs a type")? as u8 * 8;
-                Ok(Kind::Numeric(NumericKind::Bfind {
+                Ok(Kind::from(NumericKind::Bfind {
                     bits: width,
                     signed: ty.starts_with('s'),
                     shiftamt: has("shiftamt"),
@@ -187,7 +187,7 @@ impl Decoder {
             "fma" | "mad" => DirectedOp::Fma,
             _ => return Err(format!("`{base}` rounded toward zero, down or up is not supported")),
         };
-        Ok(Some(Kind::Numeric(NumericKind::FDirected {
+        Ok(Some(Kind::from(NumericKind::FDirected {
             op,
             round,
             ftz: mods.contains(&"ftz"),
@@ -225,7 +225,7 @@ impl Decoder {
         let ftz = mods.contains(&"ftz");
         if op == ApproxOp::Div {
             let o = self.operands(i, 3)?;
-            return Ok(Kind::Numeric(NumericKind::FApprox {
+            return Ok(Kind::from(NumericKind::FApprox {
                 op,
                 double,
                 ftz,
@@ -235,7 +235,7 @@ impl Decoder {
             }));
         }
         let o = self.operands(i, 2)?;
-        Ok(Kind::Numeric(NumericKind::FApprox {
+        Ok(Kind::from(NumericKind::FApprox {
             op,
             double,
             ftz,
@@ -279,7 +279,7 @@ impl Decoder {
                 None => Ok(Src::Imm(0)),
             }
         };
-        Ok(Kind::Numeric(NumericKind::Half {
+        Ok(Kind::from(NumericKind::Half {
             op,
             bf16,
             x2,

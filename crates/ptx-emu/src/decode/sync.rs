@@ -172,7 +172,7 @@ impl Decoder {
             } else {
                 None
             };
-            return Ok(Kind::Bar {
+            return Ok(Kind::from(Flow::Bar {
                 id: self.src(&o[1], 32, false)?,
                 count,
                 arrive: false,
@@ -181,17 +181,17 @@ impl Decoder {
                     p: self.pred_src(&o[o.len() - 1])?,
                     d,
                 }),
-            });
+            }));
         }
         let arrive = has("arrive");
         if o.is_empty() || o.len() > 2 || (arrive && o.len() != 2) {
             return Err(format!("unexpected operands for a barrier: {}", o.len()));
         }
-        Ok(Kind::Bar {
+        Ok(Kind::from(Flow::Bar {
             id: self.src(&o[0], 32, false)?,
             count: o.get(1).map(|c| self.src(c, 32, false)).transpose()?,
             arrive,
             red: None,
-        })
+        }))
     }
 }
