@@ -6,7 +6,7 @@ use crate::ir::*;
 use crate::ptx::ast;
 
 impl Decoder {
-    pub(super) fn atomic(&self, i: &ast::Instruction, red: bool, mods: &[&str]) -> Result<Kind, String> {
+    pub(super) fn atomic(&self, i: &ast::Instruction, red: bool, mods: &[&str]) -> Result<Atomic, String> {
         let mut space = MemSpace::Generic;
         let mut op = None;
         let mut ty = None;
@@ -65,7 +65,7 @@ impl Decoder {
                 return Err(format!("symbol is in {sym:?} space but accessed as {space:?}"));
             }
         }
-        Ok(Kind::from(Atomic {
+        Ok(Atomic {
             space,
             op,
             ty,
@@ -73,6 +73,6 @@ impl Decoder {
             addr,
             b: self.src(&rest[1], bits, float)?,
             c: rest.get(2).map(|c| self.src(c, bits, float)).transpose()?,
-        }))
+        })
     }
 }

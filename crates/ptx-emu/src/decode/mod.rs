@@ -353,20 +353,22 @@ impl Decoder {
         if numeric::half_type(ty).is_some()
             && matches!(base, "add" | "sub" | "mul" | "fma" | "min" | "max" | "neg" | "abs")
         {
-            return self.half(i, base, mods, ty);
+            return Ok(self.half(i, base, mods, ty)?.into());
         }
+        // The families decoded in a file of their own, each to its own type.
         match base {
-            "ex2" | "lg2" | "sin" | "cos" | "tanh" => return self.approx(i, base, mods, ty),
-            "rcp" | "sqrt" | "rsqrt" if has("approx") => return self.approx(i, base, mods, ty),
+            "ex2" | "lg2" | "sin" | "cos" | "tanh" => return Ok(self.approx(i, base, mods, ty)?.into()),
+            "rcp" | "sqrt" | "rsqrt" if has("approx") => return Ok(self.approx(i, base, mods, ty)?.into()),
             "div" if is_float && !double && (has("approx") || has("full")) => {
-                return self.approx(i, base, mods, ty);
+                return Ok(self.approx(i, base, mods, ty)?.into());
             }
             "prmt" | "shf" | "sad" | "mul24" | "lop3" | "dp4a" | "dp2a" | "testp" | "copysign" | "bfind" | "fns" => {
-                return self.numeric(i, base, mods, ty);
+                return Ok(self.numeric(i, base, mods, ty)?.into());
             }
-            "atom" | "red" => return self.atomic(i, base == "red", mods),
+            "atom" | "red" => return Ok(self.atomic(i, base == "red", mods)?.into()),
+            "bar" | "barrier" if !has("warp") => return Ok(self.barrier(i, mods)?.into()),
             "shfl" | "vote" | "match" | "activemask" | "redux" | "bar" | "barrier" => {
-                return self.sync_kind(i, base, mods);
+                return Ok(self.warp_level(i, base, mods)?.into());
             }
             "trap" => {
                 return Ok(Kind::from(CallKind::Trap {
@@ -397,8 +399,8 @@ impl Decoder {
                 }
                 let o = self.operands(i, 3)?;
                 if is_float {
-                    if let Some(kind) = self.directed(base, mods, o)? {
-                        return Ok(kind);
+                    if let Some(op) = self.directed(base, mods, o)? {
+                        return Ok(op.into());
                     }
                     unsupported_mods(&["rn", "ftz", "sat", "full", "approx"])?;
                     if has("approx") && base != "div" {
@@ -529,8 +531,8 @@ impl Decoder {
             "mad" | "fma" => {
                 let o = self.operands(i, 4)?;
                 if is_float {
-                    if let Some(kind) = self.directed(base, mods, o)? {
-                        return Ok(kind);
+                    if let Some(op) = self.directed(base, mods, o)? {
+                        return Ok(op.into());
                     }
                     unsupported_mods(&["rn", "ftz", "sat"])?;
                     if !has("rn") {

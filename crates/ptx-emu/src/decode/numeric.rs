@@ -18,7 +18,13 @@ pub(super) fn half_type(ty: &str) -> Option<(bool, bool)> {
 }
 
 impl Decoder {
-    pub(super) fn numeric(&self, i: &ast::Instruction, base: &str, mods: &[&str], ty: &str) -> Result<Kind, String> {
+    pub(super) fn numeric(
+        &self,
+        i: &ast::Instruction,
+        base: &str,
+        mods: &[&str],
+        ty: &str,
+    ) -> Result<NumericKind, String> {
         let has = |m: &str| mods.contains(&m);
         let double = ty == "f64";
         let bits = if double { 64 } else { 32 };
@@ -35,24 +41,24 @@ impl Decoder {
                     Some(other) => return Err(format!("prmt mode `.{other}` is not supported")),
                 };
                 let o = self.operands(i, 4)?;
-                Ok(Kind::from(NumericKind::Prmt {
+                Ok(NumericKind::Prmt {
                     mode,
                     d: self.dst(&o[0])?,
                     a: self.src(&o[1], 32, false)?,
                     b: self.src(&o[2], 32, false)?,
                     c: self.src(&o[3], 32, false)?,
-                }))
+                })
             }
             "shf" => {
                 let o = self.operands(i, 4)?;
-                Ok(Kind::from(NumericKind::Shf {
+                Ok(NumericKind::Shf {
                     left: has("l"),
                     clamp: has("clamp"),
                     d: self.dst(&o[0])?,
                     a: self.src(&o[1], 32, false)?,
                     b: self.src(&o[2], 32, false)?,
                     c: self.src(&o[3], 32, false)?,
-                }))
+                })
             }
             "dp4a" | "dp2a" => {
                 // dp4a.atype.btype, dp2a.{lo,hi}.atype.btype
@@ -61,7 +67,7 @@ impl Decoder {
                     return Err("dp4a/dp2a need two operand types".into());
                 }
                 let o = self.operands(i, 4)?;
-                Ok(Kind::from(NumericKind::Dp {
+                Ok(NumericKind::Dp {
                     four: base == "dp4a",
                     hi: has("hi"),
                     a_signed: types[0] == "s32",
@@ -70,7 +76,7 @@ impl Decoder {
                     a: self.src(&o[1], 32, false)?,
                     b: self.src(&o[2], 32, false)?,
                     c: self.src(&o[3], 32, false)?,
-                }))
+                })
             }
             "testp" => {
                 let op = if has("finite") {
@@ -89,31 +95,31 @@ impl Decoder {
                     return Err("testp needs a test".into());
                 };
                 let o = self.operands(i, 2)?;
-                Ok(Kind::from(NumericKind::Testp {
+                Ok(NumericKind::Testp {
                     op,
                     double,
                     d: self.pred(super::name_of(&o[0])?)?,
                     a: self.src(&o[1], bits, true)?,
-                }))
+                })
             }
             "copysign" => {
                 let o = self.operands(i, 3)?;
-                Ok(Kind::from(NumericKind::Copysign {
+                Ok(NumericKind::Copysign {
                     double,
                     d: self.dst(&o[0])?,
                     a: self.src(&o[1], bits, true)?,
                     b: self.src(&o[2], bits, true)?,
-                }))
+                })
             }
             "mul24" => {
                 let o = self.operands(i, 3)?;
-                Ok(Kind::from(NumericKind::Mul24 {
+                Ok(NumericKind::Mul24 {
                     hi: has("hi"),
                     signed: ty == "s32",
                     d: self.dst(&o[0])?,
                     a: self.src(&o[1], 32, false)?,
                     b: self.src(&o[2], 32, false)?,
-                }))
+                })
             }
             "lop3" => {
                 // The predicate-producing form (`lop3.or.b32 d|p, ...`) is not decoded.
@@ -122,45 +128,45 @@ impl Decoder {
                     ast::Operand::Int(v) if (0..=255).contains(v) => *v as u8,
                     _ => return Err("lop3 needs an immediate truth table (0..255)".into()),
                 };
-                Ok(Kind::from(NumericKind::Lop3 {
+                Ok(NumericKind::Lop3 {
                     d: self.dst(&o[0])?,
                     a: self.src(&o[1], 32, false)?,
                     b: self.src(&o[2], 32, false)?,
                     c: self.src(&o[3], 32, false)?,
                     lut,
-                }))
+                })
             }
             "sad" => {
                 let o = self.operands(i, 4)?;
                 let bits = crate::ptx::type_bytes(ty).ok_or("sad needs a type")? as u8 * 8;
-                Ok(Kind::from(NumericKind::Sad {
+                Ok(NumericKind::Sad {
                     bits,
                     signed: ty.starts_with('s'),
                     d: self.dst(&o[0])?,
                     a: self.src(&o[1], bits, false)?,
                     b: self.src(&o[2], bits, false)?,
                     c: self.src(&o[3], bits, false)?,
-                }))
+                })
             }
             "fns" => {
                 let o = self.operands(i, 4)?;
-                Ok(Kind::from(NumericKind::Fns {
+                Ok(NumericKind::Fns {
                     d: self.dst(&o[0])?,
                     mask: self.src(&o[1], 32, false)?,
                     base: self.src(&o[2], 32, false)?,
                     offset: self.src(&o[3], 32, true)?,
-                }))
+                })
             }
             "bfind" => {
                 let o = self.operands(i, 2)?;
                 let width = crate::ptx::type_bytes(ty).ok_or("bfind needs a type")? as u8 * 8;
-                Ok(Kind::from(NumericKind::Bfind {
+                Ok(NumericKind::Bfind {
                     bits: width,
                     signed: ty.starts_with('s'),
                     shiftamt: has("shiftamt"),
                     d: self.dst(&o[0])?,
                     a: self.src(&o[1], width, false)?,
-                }))
+                })
             }
             _ => Err("this instruction is not supported by the emulator".into()),
         }
@@ -168,7 +174,12 @@ impl Decoder {
 
     /// `add`/`sub`/`mul`/`fma.{rz,rm,rp}.f32`: `Some` when the instruction is one of those
     /// (operands `o` already split), `None` for every other float form.
-    pub(super) fn directed(&self, base: &str, mods: &[&str], o: &[ast::Operand]) -> Result<Option<Kind>, String> {
+    pub(super) fn directed(
+        &self,
+        base: &str,
+        mods: &[&str],
+        o: &[ast::Operand],
+    ) -> Result<Option<NumericKind>, String> {
         let round = match mods.iter().find(|m| matches!(**m, "rz" | "rm" | "rp")) {
             Some(&"rz") => Round::Zero,
             Some(&"rm") => Round::Down,
@@ -187,7 +198,7 @@ impl Decoder {
             "fma" | "mad" => DirectedOp::Fma,
             _ => return Err(format!("`{base}` rounded toward zero, down or up is not supported")),
         };
-        Ok(Some(Kind::from(NumericKind::FDirected {
+        Ok(Some(NumericKind::FDirected {
             op,
             round,
             ftz: mods.contains(&"ftz"),
@@ -199,12 +210,18 @@ impl Decoder {
                 Some(c) => self.src(c, 32, true)?,
                 None => Src::Imm(0),
             },
-        })))
+        }))
     }
 
     /// `ex2`, `lg2`, `sin`, `cos`, `tanh`, and the `.approx` forms of `rcp`, `sqrt`, `rsqrt`,
     /// `div` (and `div.full`).
-    pub(super) fn approx(&self, i: &ast::Instruction, base: &str, mods: &[&str], ty: &str) -> Result<Kind, String> {
+    pub(super) fn approx(
+        &self,
+        i: &ast::Instruction,
+        base: &str,
+        mods: &[&str],
+        ty: &str,
+    ) -> Result<NumericKind, String> {
         let double = ty == "f64";
         if !matches!(ty, "f32" | "f64") {
             return Err(format!("`{base}` on `.{ty}` is not supported"));
@@ -225,28 +242,34 @@ impl Decoder {
         let ftz = mods.contains(&"ftz");
         if op == ApproxOp::Div {
             let o = self.operands(i, 3)?;
-            return Ok(Kind::from(NumericKind::FApprox {
+            return Ok(NumericKind::FApprox {
                 op,
                 double,
                 ftz,
                 d: self.dst(&o[0])?,
                 a: self.src(&o[1], bits, true)?,
                 b: self.src(&o[2], bits, true)?,
-            }));
+            });
         }
         let o = self.operands(i, 2)?;
-        Ok(Kind::from(NumericKind::FApprox {
+        Ok(NumericKind::FApprox {
             op,
             double,
             ftz,
             d: self.dst(&o[0])?,
             a: self.src(&o[1], bits, true)?,
             b: Src::Imm(0),
-        }))
+        })
     }
 
     /// Arithmetic and comparisons on f16 / bf16 (scalar or x2).
-    pub(super) fn half(&self, i: &ast::Instruction, base: &str, mods: &[&str], ty: &str) -> Result<Kind, String> {
+    pub(super) fn half(
+        &self,
+        i: &ast::Instruction,
+        base: &str,
+        mods: &[&str],
+        ty: &str,
+    ) -> Result<NumericKind, String> {
         let (bf16, x2) = half_type(ty).ok_or("not a half type")?;
         let width = if x2 { 32 } else { 16 };
         let has = |m: &str| mods.contains(&m);
@@ -279,7 +302,7 @@ impl Decoder {
                 None => Ok(Src::Imm(0)),
             }
         };
-        Ok(Kind::from(NumericKind::Half {
+        Ok(NumericKind::Half {
             op,
             bf16,
             x2,
@@ -289,6 +312,6 @@ impl Decoder {
             a: src(1)?,
             b: src(2)?,
             c: src(3)?,
-        }))
+        })
     }
 }

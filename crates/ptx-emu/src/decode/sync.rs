@@ -6,16 +6,17 @@ use crate::ir::*;
 use crate::ptx::ast::{self, Operand};
 
 impl Decoder {
-    pub(super) fn sync_kind(&mut self, i: &ast::Instruction, base: &str, mods: &[&str]) -> Result<Kind, String> {
+    /// The warp-level instructions: `bar.warp.sync`, `shfl.sync`, `vote`, `match.sync`,
+    /// `activemask`, `redux.sync`.
+    pub(super) fn warp_level(&self, i: &ast::Instruction, base: &str, mods: &[&str]) -> Result<WarpKind, String> {
         let has = |m: &str| mods.contains(&m);
         match base {
             "bar" | "barrier" if has("warp") => {
                 let o = self.operands(i, 1)?;
-                Ok(Kind::Warp(WarpKind::WarpSync {
+                Ok(WarpKind::WarpSync {
                     mask: self.src(&o[0], 32, false)?,
-                }))
+                })
             }
-            "bar" | "barrier" => self.barrier(i, mods),
             "shfl" => {
                 if !has("sync") {
                     return Err("shfl without .sync (removed in sm_70) is not supported".into());
@@ -33,7 +34,7 @@ impl Decoder {
                 };
                 let o = self.operands(i, 5)?;
                 let (d, p) = self.value_and_pred(&o[0])?;
-                Ok(Kind::Warp(WarpKind::Shfl {
+                Ok(WarpKind::Shfl {
                     mode,
                     d,
                     p,
@@ -41,7 +42,7 @@ impl Decoder {
                     b: self.src(&o[2], 32, false)?,
                     c: self.src(&o[3], 32, false)?,
                     mask: self.src(&o[4], 32, false)?,
-                }))
+                })
             }
             "vote" => {
                 let mode = if has("all") {
@@ -68,12 +69,12 @@ impl Decoder {
                 } else {
                     Src::Imm(u32::MAX as u64)
                 };
-                Ok(Kind::Warp(WarpKind::Vote {
+                Ok(WarpKind::Vote {
                     mode,
                     d,
                     a: self.pred_src(&o[1])?,
                     mask,
-                }))
+                })
             }
             "match" => {
                 let all = has("all");
@@ -83,18 +84,18 @@ impl Decoder {
                 let bits = if has("b64") { 64 } else { 32 };
                 let o = self.operands(i, 3)?;
                 let (d, p) = self.value_and_pred(&o[0])?;
-                Ok(Kind::Warp(WarpKind::Match {
+                Ok(WarpKind::Match {
                     all,
                     d,
                     p,
                     a: self.src(&o[1], bits, false)?,
                     mask: self.src(&o[2], 32, false)?,
                     bits,
-                }))
+                })
             }
             "activemask" => {
                 let o = self.operands(i, 1)?;
-                Ok(Kind::Warp(WarpKind::Activemask { d: self.dst(&o[0])? }))
+                Ok(WarpKind::Activemask { d: self.dst(&o[0])? })
             }
             "redux" => {
                 let op = if has("add") {
@@ -116,13 +117,13 @@ impl Decoder {
                     return Err("redux.sync on f32 (sm_100a) is not supported".into());
                 }
                 let o = self.operands(i, 3)?;
-                Ok(Kind::Warp(WarpKind::Redux {
+                Ok(WarpKind::Redux {
                     op,
                     signed: has("s32"),
                     d: self.dst(&o[0])?,
                     a: self.src(&o[1], 32, false)?,
                     mask: self.src(&o[2], 32, false)?,
-                }))
+                })
             }
             _ => Err("this instruction is not supported by the emulator".into()),
         }
@@ -138,7 +139,7 @@ impl Decoder {
 
     /// `bar{.cta}.sync a{, b}`, `barrier{.cta}.sync{.aligned} a{, b}`, `bar.arrive a, b`,
     /// `bar.red.popc.u32 d, a{, b}, {!}c`, `bar.red.{and,or}.pred p, a{, b}, {!}c`.
-    fn barrier(&mut self, i: &ast::Instruction, mods: &[&str]) -> Result<Kind, String> {
+    pub(super) fn barrier(&self, i: &ast::Instruction, mods: &[&str]) -> Result<Flow, String> {
         let has = |m: &str| mods.contains(&m);
         for m in mods {
             if !matches!(
@@ -172,7 +173,7 @@ impl Decoder {
             } else {
                 None
             };
-            return Ok(Kind::from(Flow::Bar {
+            return Ok(Flow::Bar {
                 id: self.src(&o[1], 32, false)?,
                 count,
                 arrive: false,
@@ -181,17 +182,17 @@ impl Decoder {
                     p: self.pred_src(&o[o.len() - 1])?,
                     d,
                 }),
-            }));
+            });
         }
         let arrive = has("arrive");
         if o.is_empty() || o.len() > 2 || (arrive && o.len() != 2) {
             return Err(format!("unexpected operands for a barrier: {}", o.len()));
         }
-        Ok(Kind::from(Flow::Bar {
+        Ok(Flow::Bar {
             id: self.src(&o[0], 32, false)?,
             count: o.get(1).map(|c| self.src(c, 32, false)).transpose()?,
             arrive,
             red: None,
-        }))
+        })
     }
 }
