@@ -179,9 +179,16 @@ fn a_printf_kernels_instruction_figures_fit_the_code_the_gpu_ran() {
             .executed_cubin
             .as_ref()
             .unwrap_or_else(|| panic!("{kernel}: no executed cubin ({})", report.headline));
-        assert!(!profile.per_instruction.is_empty(), "{kernel}: no figures per instruction");
+        assert!(
+            !profile.per_instruction.is_empty(),
+            "{kernel}: no figures per instruction"
+        );
         let listing = Listing::new("", Some(cubin));
-        assert!(listing.sass_unavailable.is_none(), "{kernel}: {:?}", listing.sass_unavailable);
+        assert!(
+            listing.sass_unavailable.is_none(),
+            "{kernel}: {:?}",
+            listing.sass_unavailable
+        );
         let mut per_line = std::collections::BTreeMap::<u32, u64>::new();
         for f in &profile.per_instruction {
             let InstructionAt::SassOffset(offset) = f.at else {
@@ -196,7 +203,12 @@ fn a_printf_kernels_instruction_figures_fit_the_code_the_gpu_ran() {
             *per_line.entry(f.line).or_default() += f.sectors;
         }
         for line in profile.per_line.iter().filter(|l| l.sectors > 0) {
-            assert_eq!(per_line.get(&line.line), Some(&line.sectors), "{kernel}: line {}", line.line);
+            assert_eq!(
+                per_line.get(&line.line),
+                Some(&line.sectors),
+                "{kernel}: line {}",
+                line.line
+            );
         }
         println!(
             "{kernel}: {} instruction figures on the driver's code, {} sectors",
