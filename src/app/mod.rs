@@ -84,6 +84,13 @@ pub struct Saved {
     pub progress: BTreeMap<String, LessonProgress>,
 }
 
+impl Saved {
+    /// The lesson the preferences say is open, in `course`.
+    pub fn open_lesson<'a>(&self, course: &'a Course) -> Option<&'a std::sync::Arc<Lesson>> {
+        self.prefs.lesson.as_deref().and_then(|id| course.get(id))
+    }
+}
+
 /// The context views draw with, made of the app's parts that are not views: a macro, not a
 /// method, because a method would borrow all of the app, and the view being drawn is part of
 /// it. `$editor`: `Some(app.editor.as_view())`, or `None` for the editor's own context.
@@ -213,7 +220,7 @@ impl App {
 
     /// The open lesson, shared (a clone is a reference count, not a copy of its text).
     pub fn lesson(&self) -> Option<&std::sync::Arc<Lesson>> {
-        self.saved.prefs.lesson.as_deref().and_then(|id| self.course.get(id))
+        self.saved.open_lesson(&self.course)
     }
 
     /// The draft key of a lesson in the current language: `id` for CUDA, `id.rs` for Rust.
@@ -226,10 +233,7 @@ impl App {
 
     /// Starter and solution in the current language.
     pub fn kernels(&self, lesson: &Lesson) -> (PathBuf, PathBuf) {
-        match lesson.kernels_for(self.saved.prefs.language) {
-            Some((s, v)) => (s.clone(), v.clone()),
-            None => (lesson.starter.clone(), lesson.solution.clone()),
-        }
+        lesson.kernels_or_cuda(self.saved.prefs.language)
     }
 
     /// Switches the kernel language; the draft of each language is kept.
@@ -389,6 +393,10 @@ impl App {
         let cx = view_context!(self, Some(self.editor.as_view()));
         egui::Panel::top("top_bar").show(ui, |ui| self.top_bar.show(&cx, ui));
         egui::Panel::bottom("status_bar").show(ui, |ui| self.status_bar.show(&cx, ui));
+        // A window floats above the panels, so it can be drawn before them.
+        if let Some(grading) = &mut self.grading {
+            grading.show(&cx, ui);
+        }
         if self.presenting {
             // Presenter mode: the results (diagram, heat map, chart) take the whole window;
             // the panels keep their sizes for when it ends.
@@ -406,9 +414,6 @@ impl App {
                 .size_range(360.0..=960.0)
                 .show(ui, |ui| self.views.show(&cx, ui));
             egui::CentralPanel::default().show(ui, |ui| self.editor.show(&view_context!(self, None), ui));
-        }
-        if let Some(grading) = &mut self.grading {
-            grading.show(&view_context!(self, Some(self.editor.as_view())), ui);
         }
         self.apply_actions();
         self.autosave();

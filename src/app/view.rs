@@ -79,11 +79,8 @@ impl<'a> ViewContext<'a> {
     /// the editor's own context.
     pub fn new(parts: ContextParts<'a>, editor: Option<EditorView<'a>>) -> ViewContext<'a> {
         let saved = parts.saved;
-        let lesson = saved.prefs.lesson.as_deref().and_then(|id| parts.course.get(id));
-        let kernels = lesson.map(|lesson| match lesson.kernels_for(saved.prefs.language) {
-            Some((starter, solution)) => (starter.clone(), solution.clone()),
-            None => (lesson.starter.clone(), lesson.solution.clone()),
-        });
+        let lesson = saved.open_lesson(parts.course);
+        let kernels = lesson.map(|lesson| lesson.kernels_or_cuda(saved.prefs.language));
         ViewContext {
             course: parts.course,
             lesson,

@@ -128,6 +128,12 @@ impl Lesson {
         }
     }
 
+    /// Starter and solution in `language`, or the CUDA C++ ones when the lesson has none in it.
+    pub fn kernels_or_cuda(&self, language: Language) -> (PathBuf, PathBuf) {
+        let (starter, solution) = self.kernels_for(language).unwrap_or((&self.starter, &self.solution));
+        (starter.clone(), solution.clone())
+    }
+
     /// The C signature the contract asks for, e.g. `stencil2d(const float* in, float* out, int n)`.
     pub fn signature(&self) -> String {
         let params: Vec<String> = self.params.iter().map(Param::to_string).collect();
