@@ -161,10 +161,7 @@ pub fn profile_with_cupti(
         millis: started.elapsed().as_secs_f64() * 1e3,
         output: None, // filled by the worker once the launches' printf text is read
         jit_cubin_base64: match (kernel.printf_gated, &d.loaded_cubin) {
-            (true, Some(cubin)) => {
-                use base64::Engine;
-                Some(base64::engine::general_purpose::STANDARD.encode(cubin.as_slice()))
-            }
+            (true, Some(cubin)) => Some(super::protocol::machine_code_text(cubin)),
             _ => None,
         },
     })

@@ -8,6 +8,16 @@ use crate::report::Timing;
 use base64::Engine;
 use serde::{Deserialize, Serialize};
 
+/// Machine code as it travels in the protocol's JSON: base64.
+pub fn machine_code_text(bytes: &[u8]) -> String {
+    base64::engine::general_purpose::STANDARD.encode(bytes)
+}
+
+/// The bytes of `machine_code_text`'s text (none when there is none, or it is not base64).
+fn machine_code_bytes(text: Option<&str>) -> Option<Vec<u8>> {
+    text.and_then(|t| base64::engine::general_purpose::STANDARD.decode(t).ok())
+}
+
 /// A compiled kernel as it travels to a worker.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct KernelImage {
@@ -26,7 +36,7 @@ impl KernelImage {
     pub fn new(entry: &str, cubin: Option<&[u8]>, ptx: &str) -> KernelImage {
         KernelImage {
             entry: entry.to_string(),
-            cubin_base64: cubin.map(|c| base64::engine::general_purpose::STANDARD.encode(c)),
+            cubin_base64: cubin.map(machine_code_text),
             ptx: ptx.to_string(),
             printf_gated: false,
         }
@@ -45,9 +55,7 @@ impl KernelImage {
     }
 
     pub fn cubin(&self) -> Option<Vec<u8>> {
-        self.cubin_base64
-            .as_ref()
-            .and_then(|b| base64::engine::general_purpose::STANDARD.decode(b).ok())
+        machine_code_bytes(self.cubin_base64.as_deref())
     }
 
     /// Identifies the code, so a worker can keep a loaded module between requests.
@@ -141,9 +149,7 @@ pub struct GpuProfile {
 
 impl GpuProfile {
     pub fn jit_cubin(&self) -> Option<Vec<u8>> {
-        self.jit_cubin_base64
-            .as_ref()
-            .and_then(|b| base64::engine::general_purpose::STANDARD.decode(b).ok())
+        machine_code_bytes(self.jit_cubin_base64.as_deref())
     }
 }
 
