@@ -23,7 +23,7 @@ results = compare.run_emulator(manifest, corpus, jobs=2)
 by_hazard = collections.defaultdict(lambda: [0, 0, collections.Counter()])
 reported_on_correct = []
 for e, r in zip(manifest, results):
-    classes = set(r.get("classes", [])) - {"global-race", "hang"}
+    classes = compare.sanitizer_classes(r)
     row = by_hazard[e["hazard"]]
     row[0] += 1
     row[1] += bool(classes)
