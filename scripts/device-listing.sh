@@ -9,28 +9,34 @@ BIN="${BIN:-.devbin/haloscope}"
 OUT="${OUT:-/tmp/listing-out}"
 mkdir -p "$OUT/runs"
 export HALOSCOPE_NVDISASM="${HALOSCOPE_NVDISASM:-/usr/local/cuda/bin/nvdisasm}"
+# The lesson a kernel is for: its first line's `// lesson:` tag, else its folder's name.
+lesson_of() {
+    local lesson
+    lesson=$(sed -n '1s#^// lesson: *##p' "$1")
+    echo "${lesson:-$(basename "$(dirname "$1")")}"
+}
 # One kernel's listing with one backend's sectors: <kernel> <backend>.
 listing() {
-    local kernel=$1 backend=$2 lesson name
-    lesson=$(sed -n '1s#^// lesson: *##p' "$kernel")
-    [ -n "$lesson" ] || lesson=$(basename "$(dirname "$kernel")")
-    [ -f "lessons/$lesson/lesson.toml" ] || return 0
-    name=$(echo "$kernel" | tr '/' '_')
-    timeout 120 "$BIN" compile --lesson "$lesson" --kernel "$kernel" --sass --sectors "$backend" \
-        > "$OUT/runs/$name.$backend.txt" 2> "$OUT/runs/$name.$backend.err"
+    local name
+    name=$(echo "$1" | tr '/' '_')
+    timeout 120 "$BIN" compile --lesson "$(lesson_of "$1")" --kernel "$1" --sass --sectors "$2" \
+        > "$OUT/runs/$name.$2.txt" 2> "$OUT/runs/$name.$2.err"
 }
-export -f listing
+export -f lesson_of listing
 export BIN OUT
-kernels=(kernels/*/*.cu tests/learner/*.cu)
+# Every lesson kernel and held-out learner kernel whose lesson exists.
+kernels=()
+for kernel in kernels/*/*.cu tests/learner/*.cu; do
+    [ -f "lessons/$(lesson_of "$kernel")/lesson.toml" ] && kernels+=("$kernel")
+done
 # The emulator's listings run on the CPUs alongside the GPU's, which take the card one at a time.
-printf '%s\n' "${kernels[@]}" | xargs -P "${JOBS:-12}" -I{} bash -c 'listing {} emu' &
+printf '%s\n' "${kernels[@]}" | xargs -P "${JOBS:-12}" -I{} bash -c 'listing "$1" emu' _ {} &
 emulated=$!
 for kernel in "${kernels[@]}"; do listing "$kernel" gpu; done
 wait "$emulated"
 same=0; differ=0; total=0
 for kernel in "${kernels[@]}"; do
     name=$(echo "$kernel" | tr '/' '_')
-    [ -f "$OUT/runs/$name.gpu.txt" ] || continue
     total=$((total + 1))
     # The SASS memory instructions with sectors: offset, text and figure.
     pick() { grep -E '^ +SASS .* \* .*sectors' "$1" | sed 's/  (line [0-9]*)//' | sort; }

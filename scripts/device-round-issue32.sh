@@ -8,18 +8,8 @@
 # Carry .devbin (scripts/build-devbin.sh). Everything lands in $OUT.
 set -uo pipefail
 OUT="${OUT:-/tmp/round-issue32}"
-mkdir -p "$OUT"
-export HALOSCOPE_WORKER_EXE="$PWD/.devbin/haloscope" HALOSCOPE_ROOT="$PWD" HALOSCOPE_RUSTC="$PWD/scripts/replay-rustc.sh"
-export HALOSCOPE_BIN="$PWD/.devbin/haloscope"
-nvidia-smi --query-gpu=name,driver_version --format=csv,noheader | tee "$OUT/card.txt"
-echo "== printf test ($(date -u +%T))"
-timeout 120 .devbin/test-gpu --ignored --nocapture --test-threads 1 printf > "$OUT/printf-test.log" 2>&1
-echo "rc=$?"; grep -E "^test |test result|panicked|instruction figures" "$OUT/printf-test.log"
-echo "== listing ($(date -u +%T))"
-BIN=.devbin/haloscope OUT="$OUT/listing" timeout "${LISTING_S:-200}" bash scripts/device-listing.sh > "$OUT/listing.log" 2>&1
-grep -E "differs|printf kernel|kernels:|^[<>]" "$OUT/listing.log"
+OUT="$OUT/printf" FILTER=printf TESTS_S=120 bash scripts/device-round30.sh
+OUT="$OUT" TESTS=0 HAZARDS=0 bash scripts/device-round-tests-hazards.sh
 if [ "${TESTS:-1}" = 1 ]; then
-    echo "== GPU tests ($(date -u +%T))"
     OUT="$OUT" TESTS_S=150 bash scripts/device-round30.sh
 fi
-echo "== end ($(date -u +%T))"

@@ -17,7 +17,7 @@ if [ "${LISTING:-1}" = 1 ]; then
     # Issue 32 item 5: the PTX & SASS view's figures per SASS instruction, GPU vs emulator.
     echo "== listing ($(date -u +%T))"
     BIN=.devbin/haloscope OUT="$OUT/listing" timeout "${LISTING_S:-200}" bash scripts/device-listing.sh > "$OUT/listing.log" 2>&1
-    grep -E "differs|printf kernel|kernels:" "$OUT/listing.log"
+    grep -E "differs|printf kernel|kernels:|^[<>]" "$OUT/listing.log"
 fi
 [ "${HAZARDS:-1}" = 1 ] || { echo "== end ($(date -u +%T))"; exit 0; }
 echo "== hazards seed ${SEED:-1206} ($(date -u +%T))"

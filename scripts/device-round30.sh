@@ -4,7 +4,7 @@
 # tree (tests/*.rs with #[ignore = "needs an NVIDIA GPU"]: every lesson kernel's verdict and
 # figures on the card, CUPTI's lines against the emulator's, the worker surviving a crash and
 # a hang, Cancel ending a GPU run), with the Rust kernels' PTX replayed.
-# Carry .devbin (scripts/build-devbin.sh).
+# Carry .devbin (scripts/build-devbin.sh). FILTER=<name part> runs only the tests it names.
 set -uo pipefail
 OUT="${OUT:-/tmp/round30}"
 W=/tmp/round30-work
@@ -16,10 +16,10 @@ for exe in .devbin/test-*; do
     name=$(basename "$exe")
     echo "== $name ($(date -u +%T))"
     start=$(date +%s)
-    timeout "${TESTS_S:-180}" "$exe" --ignored --nocapture --test-threads 1 > "$W/$name.log" 2>&1
+    timeout "${TESTS_S:-180}" "$exe" --ignored --nocapture --test-threads 1 ${FILTER:-} > "$W/$name.log" 2>&1
     rc=$?
     echo "$name rc=$rc in $(( $(date +%s) - start )) s"
-    grep -E "^test |test result|panicked|cancel" "$W/$name.log" | head -30
+    grep -E "^test |test result|panicked|cancel|instruction figures" "$W/$name.log" | head -30
 done
 tar -czf "$OUT/round30.tar.gz" -C "$W" .
 echo "== end ($(date -u +%T))"
