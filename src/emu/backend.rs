@@ -385,6 +385,9 @@ pub fn kernel_fault(prog: &Program, f: EmuFault) -> KernelFault {
         EmuFaultKind::Unsupported { what } => KernelFault::Unsupported {
             message: format!("the emulator does not execute {what}, at {at}{ptx}"),
         },
+        EmuFaultKind::Launch { reason } => KernelFault::LaunchRefused {
+            message: format!("the launch cannot be made: {reason}"),
+        },
         EmuFaultKind::Internal { message } => KernelFault::Infrastructure {
             // Which thread was running is not known here: the block and the line are.
             message: format!(
@@ -459,6 +462,34 @@ fn finding(prog: &Program, f: &RawFinding) -> Finding {
                 f.byte / 4
             )
         }
+        FindingKind::SharedRace if f.peer.is_some() || f.other_block.is_some() => cluster_race(prog, f, &line),
+        FindingKind::AsyncCopyInFlight => {
+            let verb = access_verb(prog, f.pc);
+            format!(
+                "line {line}: thread ({tx},{ty},{tz}) of block ({},{},{}) {verb} byte {} of shared memory while an \
+                 asynchronous copy into it has not landed yet: wait for the copy first (cp.async.wait_group / \
+                 __pipeline_wait_prior / cuda::pipeline::consumer_wait for cp.async, the mbarrier's wait for a bulk \
+                 copy), then __syncthreads() if other threads read it",
+                f.block[0], f.block[1], f.block[2], f.byte
+            )
+        }
+        FindingKind::SharedAfterExit => {
+            let verb = access_verb(prog, f.pc);
+            let [ox, oy, oz] = f.other_block.unwrap_or_default();
+            let exit = match (f.other_thread, line_of(prog, f.other_pc)) {
+                (Some([ex, ey, ez]), Some(exit_line)) => {
+                    format!(" (its thread ({ex},{ey},{ez}) left at line {exit_line})")
+                }
+                _ => String::new(),
+            };
+            format!(
+                "line {line}: thread ({tx},{ty},{tz}) of block ({},{},{}) {verb} byte {} of the shared memory of block \
+                 ({ox},{oy},{oz}) in its cluster, and nothing keeps that block from exiting first{exit}: a block's \
+                 shared memory is gone once it exits. Put a cluster.sync() (barrier.cluster) after the last read of a \
+                 neighbour's tile, before any block may return",
+                f.block[0], f.block[1], f.block[2], f.byte
+            )
+        }
         FindingKind::SharedRace => {
             let verb = access_verb(prog, f.pc);
             let other = match f.other_thread {
@@ -485,4 +516,29 @@ fn finding(prog: &Program, f: &RawFinding) -> Finding {
         message,
         count: f.count,
     }
+}
+
+/// A shared-memory race between blocks of one cluster: one side touched the other block's
+/// memory, and no cluster barrier lies between them.
+fn cluster_race(prog: &Program, f: &RawFinding, line: &str) -> String {
+    let [tx, ty, tz] = f.thread;
+    let [bx, by, bz] = f.block;
+    let verb = access_verb(prog, f.pc);
+    let whose = match f.peer {
+        Some([px, py, pz]) => format!("the shared memory of block ({px},{py},{pz})"),
+        None => "its own shared memory".to_string(),
+    };
+    let other_line = line_of(prog, f.other_pc).map_or("?".into(), |l| l.to_string());
+    let other_verb = f.other_pc.map_or("touched", |pc| access_word(prog, pc));
+    let other = match (f.other_thread, f.other_block.or(f.peer)) {
+        (Some([ox, oy, oz]), Some([ob, pb, qb])) => format!("thread ({ox},{oy},{oz}) of block ({ob},{pb},{qb})"),
+        (Some([ox, oy, oz]), None) => format!("thread ({ox},{oy},{oz}) of block ({bx},{by},{bz})"),
+        _ => "a thread of another block".to_string(),
+    };
+    format!(
+        "line {line}: shared-memory race across the cluster: thread ({tx},{ty},{tz}) of block ({bx},{by},{bz}) {verb} \
+         byte {} of {whose}, which {other} {other_verb} at line {other_line}, with no cluster barrier \
+         (cluster.sync(), barrier.cluster) between them: __syncthreads() orders one block's threads only",
+        f.byte
+    )
 }

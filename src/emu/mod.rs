@@ -158,6 +158,7 @@ pub fn launch_lesson_kernel(
         fetch_map: options
             .fetch_window
             .map(|w| (w, in_address, in_address + 4 * input_floats)),
+        cluster: lesson.cluster,
     };
     crate::timeline("emulator memory ready");
     let mut observer = Collect {

@@ -49,6 +49,10 @@ pub struct LaunchSection {
     pub grid: Spanned<[String; 3]>,
     /// Dynamic shared memory bytes passed at launch.
     pub dynamic_shared_bytes: Spanned<u32>,
+    /// Thread-block cluster shape (sm_90 and later): the blocks of each cluster run together
+    /// and can read each other's shared memory. The grid is rounded up to whole clusters.
+    #[serde(default)]
+    pub cluster: Option<Spanned<[u32; 3]>>,
 }
 
 #[derive(Debug, Deserialize)]

@@ -9,6 +9,10 @@ use super::{Contract, Expectation, Gate, Lesson, SECTOR_METRIC, Stencil, Variant
 use std::path::{Path, PathBuf};
 use toml::Spanned;
 
+/// Largest portable thread-block cluster (blocks per cluster; sm_90 allows 16 with an
+/// opt-in attribute, 8 everywhere).
+const MAX_CLUSTER_BLOCKS: u32 = 8;
+
 /// Largest block the hardware launches (threads per block).
 const MAX_THREADS_PER_BLOCK: u32 = 1024;
 /// The harness keeps every size small enough to verify on the CPU in seconds: at most a
@@ -126,6 +130,24 @@ impl Checker<'_> {
             grid[d] = GridDim::parse(rule).map_err(|m| self.spanned_error("launch.grid", &f.launch.grid, m))?;
         }
         let dynamic_shared_bytes = *f.launch.dynamic_shared_bytes.get_ref();
+        let cluster = match &f.launch.cluster {
+            Some(spanned) => {
+                let shape = *spanned.get_ref();
+                let size: u32 = shape.iter().product();
+                if shape.contains(&0) || size > MAX_CLUSTER_BLOCKS {
+                    return Err(self.spanned_error(
+                        "launch.cluster",
+                        spanned,
+                        format!(
+                            "each dimension must be positive and the product at most {MAX_CLUSTER_BLOCKS}, the \
+                             portable cluster size (got {size})"
+                        ),
+                    ));
+                }
+                Some(shape)
+            }
+            None => None,
+        };
 
         let dims = *f.problem.dims.get_ref();
         if !(1..=3).contains(&dims) {
@@ -244,6 +266,7 @@ impl Checker<'_> {
                 block,
                 grid: GridRule(grid),
                 dynamic_shared_bytes,
+                cluster,
                 stencil,
                 verify_sizes,
                 profile_size,

@@ -15,6 +15,9 @@ pub struct Contract {
     pub block: [u32; 3],
     pub grid: GridRule,
     pub dynamic_shared_bytes: u32,
+    /// Thread-block cluster shape, when the lesson launches clusters (sm_90 and later).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cluster: Option<[u32; 3]>,
     pub stencil: Stencil,
     pub verify_sizes: Vec<u32>,
     pub profile_size: u32,
@@ -22,8 +25,15 @@ pub struct Contract {
 }
 
 impl Contract {
+    /// The launch grid at size `n`: the rule's, rounded up to whole clusters when the lesson
+    /// launches clusters (the extra blocks lie outside the problem and must still take part
+    /// in every cluster barrier).
     pub fn grid_for(&self, n: u32) -> [u32; 3] {
-        self.grid.grid_for(n)
+        let grid = self.grid.grid_for(n);
+        match self.cluster {
+            Some(c) => [0, 1, 2].map(|d| grid[d].div_ceil(c[d]) * c[d]),
+            None => grid,
+        }
     }
 
     pub fn threads_per_block(&self) -> u32 {

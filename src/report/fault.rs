@@ -70,8 +70,14 @@ pub enum KernelFault {
         at: ThreadPlace,
         message: String,
     },
-    /// The kernel uses a PTX feature the emulator does not execute.
+    /// The kernel uses a PTX feature the emulator does not execute: a limit of the
+    /// emulator, not a fault of the kernel.
     Unsupported {
+        message: String,
+    },
+    /// The launch the contract asks for cannot be made with this kernel (its
+    /// `__cluster_dims__` differ from the lesson's cluster, say).
+    LaunchRefused {
         message: String,
     },
     /// The GPU reported an error (illegal address, launch failure) or the worker died.
@@ -99,6 +105,7 @@ impl KernelFault {
             | KernelFault::Timeout { message, .. }
             | KernelFault::Barrier { message, .. }
             | KernelFault::Unsupported { message }
+            | KernelFault::LaunchRefused { message }
             | KernelFault::Crashed { message }
             | KernelFault::Infrastructure { message }
             | KernelFault::ProfilingRestricted { message } => message.clone(),

@@ -45,6 +45,9 @@ pub fn finding_class(kind: FindingKind) -> HazardClass {
         FindingKind::SharedRace => HazardClass::Racecheck,
         FindingKind::GlobalRace => HazardClass::GlobalRace,
         FindingKind::DivergentBarrier => HazardClass::Synccheck,
+        // What compute-sanitizer says of these on the H100: docs/measurements.md.
+        FindingKind::AsyncCopyInFlight => HazardClass::Racecheck,
+        FindingKind::SharedAfterExit => HazardClass::Memcheck,
     }
 }
 
@@ -58,6 +61,7 @@ pub fn fault_class(fault: &KernelFault) -> Option<HazardClass> {
         KernelFault::Timeout { .. } => Some(HazardClass::Hang),
         KernelFault::Crashed { .. }
         | KernelFault::Unsupported { .. }
+        | KernelFault::LaunchRefused { .. }
         | KernelFault::Infrastructure { .. }
         | KernelFault::ProfilingRestricted { .. }
         | KernelFault::Cancelled => None,

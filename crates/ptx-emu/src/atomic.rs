@@ -89,7 +89,7 @@ impl BlockRunner<'_> {
                 continue;
             }
             let address = addrs[l];
-            match resolve(space, address) {
+            match self.own_or_peer(resolve(space, address)) {
                 Resolved::Global => {
                     let buffer = self.global_buffer(address, bytes, true, pc, warp, l)?;
                     if self.mem.track_races {
@@ -115,6 +115,15 @@ impl BlockRunner<'_> {
                     if let Some(h) = self.shared.note_atomic(offset, bytes, Self::accessor(warp, l, pc)) {
                         self.note_hazard(warp, l, pc, h);
                     }
+                }
+                Resolved::Peer { .. } => {
+                    return Err(self.fault(
+                        EmuFaultKind::Unsupported {
+                            what: "an atomic on another block's shared memory (distributed shared memory)".into(),
+                        },
+                        Some(pc as u32),
+                        Some((warp, l as u32)),
+                    ));
                 }
                 Resolved::Local(_) => {
                     return Err(self.fault(

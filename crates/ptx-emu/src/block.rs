@@ -2,14 +2,17 @@
 //! instruction's semantics. Memory instructions live in `block_memory.rs`.
 
 use super::alu;
+use super::async_copy::BulkCopy;
 use super::barrier::{BARRIERS, Barriers};
+use super::cluster::{BlockState, ClusterRun, ClusterShape};
 use super::fault::{EmuFault, EmuFaultKind};
 use super::fetch_map::{FetchCounter, FetchMap, FetchWindow};
 use super::ir::*;
+use super::mbarrier::Mbarriers;
 use super::memory::{GlobalMemory, LOCAL_WINDOW, SHARED_WINDOW};
 use super::shared::SharedMemory;
 use super::stats::{RawFinding, Tally};
-use super::warp::{BarrierWait, FULL, Frame, WARP_SYNC, Warp, WarpState};
+use super::warp::{BarrierWait, CLUSTER_BARRIER, FULL, Frame, WARP_SYNC, Warp, WarpState};
 use crate::CancelFlag;
 use crate::FindingKind;
 use std::mem::MaybeUninit;
@@ -32,6 +35,37 @@ pub struct LaunchConfig {
     /// Count the input's fetches in this window (the heat map), with the input buffer's
     /// address range.
     pub fetch_map: Option<(FetchWindow, u64, u64)>,
+    /// The cluster shape the launch gives (None: the kernel's `__cluster_dims__`, else every
+    /// block a cluster of its own). The grid must be a whole number of clusters.
+    pub cluster: Option<[u32; 3]>,
+}
+
+impl LaunchConfig {
+    /// The launch's cluster shape: the configuration's, else the kernel's own.
+    pub fn cluster_shape(&self, prog: &Program) -> ClusterShape {
+        match self.cluster.or(prog.cluster_dims) {
+            Some(dims) => ClusterShape { dims, explicit: true },
+            None => ClusterShape::SINGLE,
+        }
+    }
+}
+
+/// The linear index of block `ctaid` in `grid` (x fastest).
+pub fn linear_index(grid: [u32; 3], ctaid: [u32; 3]) -> u64 {
+    let [gx, gy, _] = grid.map(|g| g as u64);
+    ctaid[0] as u64 + ctaid[1] as u64 * gx + ctaid[2] as u64 * gx * gy
+}
+
+/// How one round of a block's scheduler ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Round {
+    /// Something happened (a warp ran or gave way, a barrier was released): run again.
+    Ran,
+    /// Every warp is done.
+    Done,
+    /// Every warp that is not done waits, and no block barrier can complete: for the
+    /// cluster barrier, an mbarrier, or a barrier whose threads wait for one of those.
+    Blocked,
 }
 
 /// Per-instruction working arrays of the memory instructions (block_memory.rs), reused; only the parts an instruction writes are read.
@@ -66,7 +100,7 @@ pub struct BlockRunner<'a> {
     pub abort: &'a AtomicBool,
     pub cancel: &'a CancelFlag,
     /// Whether the block running now is the watched one, and accesses traced per thread.
-    watching: bool,
+    pub(super) watching: bool,
     pub(super) traced: Vec<u32>,
     pub(super) scratch: Option<Box<Scratch>>,
     /// The heat map's counts, when the launch asked for them.
@@ -76,6 +110,17 @@ pub struct BlockRunner<'a> {
     pub(super) at_pc: u32,
     /// Findings noted in this runner so far (their `seq`: the order of execution).
     pub(super) findings_noted: u64,
+    /// The block's mbarriers, and its bulk copies in flight (mbarrier.rs, async_copy.rs).
+    pub(super) mbars: Mbarriers,
+    pub(super) bulk: Vec<BulkCopy>,
+    /// Phases the block's mbarriers completed: a round wakes the warps waiting on one when
+    /// this moved.
+    pub(super) mbar_completions: u64,
+    /// The last `exit` the block ran, and a thread that ran it (named when a neighbour in the
+    /// cluster accessed its memory after it may have gone).
+    pub(super) last_exit: Option<(u32, [u32; 3])>,
+    /// The cluster being run (a cluster of one block unless the launch has clusters).
+    pub(super) cluster: ClusterRun,
 }
 
 /// Accesses traced per thread of the watched block: enough for several z steps in 3D.
@@ -91,6 +136,8 @@ enum Turn {
     Run,
     /// Give way to the block's other warps (`nanosleep`): the warp goes on in the next round.
     GiveWay,
+    /// Wait until an mbarrier of the block completes a phase.
+    MbarWait,
 }
 
 impl<'a> BlockRunner<'a> {
@@ -107,11 +154,8 @@ impl<'a> BlockRunner<'a> {
         let shared_bytes = prog
             .shared_bytes
             .max(prog.dynamic_shared_offset.unwrap_or(0) + cfg.dynamic_shared as u64);
-        BlockRunner {
-            prog,
-            cfg,
-            mem,
-            warps: (0..warp_count)
+        let new_warps = || -> Vec<Warp> {
+            (0..warp_count)
                 .map(|_| {
                     Warp::new(
                         prog.value_regs,
@@ -120,8 +164,28 @@ impl<'a> BlockRunner<'a> {
                         lanes as usize,
                     )
                 })
-                .collect(),
-            shared: SharedMemory::with_warp_size(shared_bytes as usize, cfg.check_hazards, lanes),
+                .collect()
+        };
+        let new_shared = || SharedMemory::with_warp_size(shared_bytes as usize, cfg.check_hazards, lanes);
+        let shape = cfg.cluster_shape(prog);
+        let mut cluster = ClusterRun::new(shape);
+        if shape.size() > 1 {
+            // Every block of a cluster gets warps and shared memory of its own to be parked
+            // with (the running block's slot holds a spare set: see cluster.rs).
+            for st in cluster.blocks.iter_mut() {
+                *st = BlockState {
+                    warps: new_warps(),
+                    shared: new_shared(),
+                    ..BlockState::default()
+                };
+            }
+        }
+        BlockRunner {
+            prog,
+            cfg,
+            mem,
+            warps: new_warps(),
+            shared: new_shared(),
             barriers: Barriers::default(),
             stats: Tally::new(prog.insts.len()),
             ctaid: [0; 3],
@@ -136,6 +200,11 @@ impl<'a> BlockRunner<'a> {
                 .map(|(window, base, end)| FetchCounter::new(FetchMap::new(window, prog), base, end)),
             at_pc: 0,
             findings_noted: 0,
+            mbars: Mbarriers::default(),
+            bulk: Vec::new(),
+            mbar_completions: 0,
+            last_exit: None,
+            cluster,
         }
     }
 
@@ -148,7 +217,7 @@ impl<'a> BlockRunner<'a> {
 
     /// The end of a barrier epoch (a barrier completed, or the block is done): the
     /// uninitialised reads held back in it that no race explains become findings.
-    fn end_epoch(&mut self) {
+    pub(super) fn end_epoch(&mut self) {
         for finding in self.shared.end_epoch() {
             self.stats.note_finding(finding);
         }
@@ -168,8 +237,8 @@ impl<'a> BlockRunner<'a> {
         }
     }
 
-    /// Runs block `index` (x fastest) to completion.
-    pub fn run_block(&mut self, index: u64) -> Result<(), EmuFault> {
+    /// Sets the runner up to run block `index` (x fastest) from its start.
+    pub(super) fn start_block(&mut self, index: u64) {
         let [gx, gy, _] = self.cfg.grid;
         self.block_index = index;
         self.ctaid = [
@@ -185,11 +254,19 @@ impl<'a> BlockRunner<'a> {
         }
         self.shared.reset();
         self.barriers.reset();
+        self.mbars.reset();
+        self.bulk.clear();
+        self.last_exit = None;
         self.watching = self.cfg.watch == Some(self.ctaid);
         if self.watching {
             self.traced = vec![0; threads as usize];
         }
         self.stats.blocks += 1;
+    }
+
+    /// Runs block `index` (x fastest) to completion: a cluster of its own.
+    pub fn run_block(&mut self, index: u64) -> Result<(), EmuFault> {
+        self.start_block(index);
         // The warps leave `self` for the block's run so each can be borrowed beside the rest.
         let mut warps = std::mem::take(&mut self.warps);
         let result = self.schedule(&mut warps);
@@ -197,59 +274,115 @@ impl<'a> BlockRunner<'a> {
         result
     }
 
-    /// Runs the warps round-robin, each until all its paths wait at a barrier or are done,
-    /// then releases the barriers whose threads have all arrived.
+    /// Runs the block's rounds until its warps are done; a block alone is its cluster, so
+    /// the cluster barrier completes when all its threads arrived.
     fn schedule(&mut self, warps: &mut [Warp]) -> Result<(), EmuFault> {
         loop {
-            for warp in warps.iter_mut() {
-                if warp.state == WarpState::Running {
-                    warp.state = self.run_warp(warp)?;
+            match self.round(warps)? {
+                Round::Ran => {}
+                Round::Done => return Ok(()),
+                Round::Blocked => {
+                    if !self.release_cluster_barrier(warps) {
+                        return Err(self.block_deadlock(warps));
+                    }
                 }
             }
-            // A warp that gave way (`nanosleep`) goes on in the next round. Warps do not give
-            // way on their own: a block of warps in an endless loop would then take as many
-            // times longer to stop as it has warps.
-            if warps.iter().any(|w| w.state == WarpState::Running) {
-                continue;
+        }
+    }
+
+    /// One round of the block: runs its warps round-robin, each until all its paths wait
+    /// (at a barrier, an mbarrier) or are done, then releases the block barriers whose
+    /// threads have all arrived.
+    pub(super) fn round(&mut self, warps: &mut [Warp]) -> Result<Round, EmuFault> {
+        let completions = self.mbar_completions;
+        for warp in warps.iter_mut() {
+            if warp.state == WarpState::Running {
+                warp.state = self.run_warp(warp)?;
             }
-            // Where the barrier is, for the watched block's trace only.
-            let waiting_at = if self.watching {
-                warps
-                    .iter()
-                    .flat_map(|w| w.parked.iter())
-                    .find_map(|p| p.wait.map(|b| b.pc))
-            } else {
-                None
-            };
-            let (released, mismatches) = self.barriers.release_ready(warps, &self.prog.insts);
-            if released && self.watching {
-                self.trace_barrier(waiting_at);
-            }
-            for m in mismatches {
-                self.note_divergent_barrier(warps, m);
-            }
-            if !released {
-                if let Some(deadlock) = self
-                    .barriers
-                    .deadlock(warps)
-                    .or_else(|| super::barrier::warp_sync_deadlock(warps, &self.prog.insts))
-                {
-                    let lane = warps.iter().find(|w| w.state == WarpState::AtBarrier);
-                    let place = lane.map(|w| (w, w.lanes_waiting_at_any().trailing_zeros()));
-                    return Err(self.fault(
-                        EmuFaultKind::Barrier {
-                            reason: deadlock.description,
-                        },
-                        Some(deadlock.pc),
-                        place,
-                    ));
-                }
-                self.end_epoch();
-                return Ok(());
-            }
+        }
+        if self.mbar_completions != completions {
+            Self::wake_mbarrier_waiters(warps);
+        }
+        // A warp that gave way (`nanosleep`) goes on in the next round. Warps do not give
+        // way on their own: a block of warps in an endless loop would then take as many
+        // times longer to stop as it has warps.
+        if warps.iter().any(|w| w.state == WarpState::Running) {
+            return Ok(Round::Ran);
+        }
+        // Where the barrier is, for the watched block's trace only.
+        let waiting_at = if self.watching {
+            warps
+                .iter()
+                .flat_map(|w| w.parked.iter())
+                .find_map(|p| p.wait.map(|b| b.pc))
+        } else {
+            None
+        };
+        let (released, mismatches) = self.barriers.release_ready(warps, &self.prog.insts);
+        if released && self.watching {
+            self.trace_barrier(waiting_at);
+        }
+        for m in mismatches {
+            self.note_divergent_barrier(warps, m);
+        }
+        if released {
             self.end_epoch();
             self.shared.epoch += 1;
+            return Ok(Round::Ran);
         }
+        if warps.iter().all(|w| w.state == WarpState::Done) {
+            self.land_everything(warps);
+            self.end_epoch();
+            return Ok(Round::Done);
+        }
+        Ok(Round::Blocked)
+    }
+
+    /// Nothing in the block can go on: why, as the fault that stops the launch.
+    pub(super) fn block_deadlock(&self, warps: &[Warp]) -> EmuFault {
+        let lane = warps.iter().find(|w| w.state == WarpState::AtBarrier);
+        let place = lane.map(|w| (w, w.lanes_waiting_at_any().trailing_zeros()));
+        if let Some(deadlock) = self
+            .barriers
+            .deadlock(warps)
+            .or_else(|| super::barrier::warp_sync_deadlock(warps, &self.prog.insts))
+        {
+            return self.fault(
+                EmuFaultKind::Barrier {
+                    reason: deadlock.description,
+                },
+                Some(deadlock.pc),
+                place,
+            );
+        }
+        let mbar_waiter = warps.iter().find(|w| w.state == WarpState::MbarWait);
+        if let Some(w) = mbar_waiter {
+            let pc = w.stack.last().map(|f| f.pc.saturating_sub(1));
+            let lane = w.stack.last().map_or(0, |f| f.mask.trailing_zeros());
+            return self.fault(
+                EmuFaultKind::Barrier {
+                    reason: format!(
+                        "deadlock: threads wait at an mbarrier whose phase can never complete ({})",
+                        self.mbars.describe_waiting()
+                    ),
+                },
+                pc,
+                Some((w, lane)),
+            );
+        }
+        let pc = warps
+            .iter()
+            .flat_map(|w| w.parked.iter())
+            .find_map(|p| p.wait.filter(|b| b.id == CLUSTER_BARRIER).map(|b| b.pc));
+        self.fault(
+            EmuFaultKind::Barrier {
+                reason: "deadlock: threads wait at the cluster barrier (barrier.cluster.wait, cluster.sync()) for \
+                         threads of the block that never arrive"
+                    .into(),
+            },
+            pc,
+            place,
+        )
     }
 
     /// The watched block completed a barrier: a mark in its trace, for the replay.
@@ -271,6 +404,7 @@ impl<'a> BlockRunner<'a> {
             offset: 0,
             bytes: 0,
             value: 0,
+            peer: None,
         });
     }
 
@@ -303,6 +437,7 @@ impl<'a> BlockRunner<'a> {
             other_block: None,
             buffer: None,
             same_warp: false,
+            peer: None,
         });
     }
 
@@ -370,8 +505,10 @@ impl<'a> BlockRunner<'a> {
                     }
                     Kind::Flow(flow) if eff != 0 => {
                         warp.stack[top_index].pc = pc as u32;
-                        if self.steer(warp, pc, top_index, top.mask, eff, flow)? == Turn::GiveWay {
-                            return Ok(WarpState::Running);
+                        match self.steer(warp, pc, top_index, top.mask, eff, flow)? {
+                            Turn::GiveWay => return Ok(WarpState::Running),
+                            Turn::MbarWait => return Ok(WarpState::MbarWait),
+                            Turn::Run => {}
                         }
                         break;
                     }
@@ -451,6 +588,8 @@ impl<'a> BlockRunner<'a> {
                 }
             }
             Flow::Exit => {
+                let lane = eff.trailing_zeros() as usize;
+                self.last_exit = Some((pc as u32, [warp.tid[0][lane], warp.tid[1][lane], warp.tid[2][lane]]));
                 warp.exit_lanes(eff);
                 if let Some(frame) = warp.stack.last_mut()
                     && frame.mask != 0
@@ -494,6 +633,27 @@ impl<'a> BlockRunner<'a> {
             Flow::Yield => {
                 warp.stack[top_index].pc += 1;
                 return Ok(Turn::GiveWay);
+            }
+            Flow::MbarWait { d, addr, phase } => {
+                warp.stack[top_index].pc += 1;
+                if self.mbarrier_wait(warp, pc, *d, *addr, *phase, eff)? && eff == active {
+                    return Ok(Turn::MbarWait);
+                }
+            }
+            Flow::ClusterArrive => {
+                self.cluster_arrive(warp, pc, eff)?;
+                warp.stack[top_index].pc += 1;
+            }
+            Flow::ClusterWait => {
+                self.cluster_wait_check(warp, pc, eff)?;
+                warp.park(
+                    eff,
+                    BarrierWait {
+                        id: CLUSTER_BARRIER,
+                        pc: pc as u32,
+                    },
+                    pc as u32 + 1,
+                );
             }
         }
         Ok(Turn::Run)
@@ -565,6 +725,13 @@ impl<'a> BlockRunner<'a> {
             Special::LaneMaskGt => per_lane(&|l| !((1u64 << (warp.lane_id[l] + 1)) - 1) & 0xFFFF_FFFF),
             Special::LaneMaskGe => per_lane(&|l| !((1u64 << warp.lane_id[l]) - 1) & 0xFFFF_FFFF),
             Special::DynamicSmemSize => uniform(self.cfg.dynamic_shared as u64),
+            Special::ClusterCtaid(_)
+            | Special::ClusterNctaid(_)
+            | Special::ClusterCtarank
+            | Special::ClusterNctarank
+            | Special::ClusterId(_)
+            | Special::NClusterId(_)
+            | Special::IsExplicitCluster => uniform(self.cluster_special(s)),
         }
     }
 
@@ -576,6 +743,8 @@ impl<'a> BlockRunner<'a> {
             Work::Atom(atomic) => self.atomic(warp, pc, atomic.clone(), m)?,
             Work::Numeric(op) => self.numeric(warp, op.clone(), m),
             Work::Call(call) => self.device_call(warp, pc, call.clone(), m)?,
+            Work::Async(op) => self.async_op(warp, pc, op, m)?,
+            Work::Mapa { d, a, rank, generic } => self.mapa(warp, pc, *d, *a, *rank, *generic, m)?,
             Work::Nop => {}
         }
         Ok(())

@@ -6,7 +6,7 @@ use super::block::{BlockRunner, Scratch};
 use super::fault::{EmuFault, EmuFaultKind};
 use super::global_races::{Access, Who};
 use super::ir::{Addr, Mem, MemSpace};
-use super::memory::{AccessError, BufferId, LOCAL_WINDOW, SHARED_WINDOW, WINDOW_SIZE};
+use super::memory::{AccessError, BufferId, CLUSTER_RANK_SHIFT, LOCAL_WINDOW, SHARED_WINDOW, WINDOW_SIZE};
 use super::shared::{Accessor, bank_conflicts};
 use super::stats::TraceSpace;
 use super::stats::{RawFinding, TracedAccess};
@@ -18,7 +18,25 @@ use crate::FindingKind;
 pub(super) enum Resolved {
     Global,
     Shared(u64),
+    /// The shared memory of block `rank` of the cluster (maybe the accessing block's own:
+    /// [`BlockRunner::own_or_peer`] tells).
+    Peer {
+        rank: u32,
+        offset: u64,
+    },
     Local(u64),
+}
+
+/// A `.shared::cluster` address: the block's own memory, or another block's.
+#[inline]
+fn cluster_shared(address: u64) -> Resolved {
+    match address >> CLUSTER_RANK_SHIFT {
+        0 => Resolved::Shared(address),
+        high => Resolved::Peer {
+            rank: (high - 1) as u32,
+            offset: address & ((1 << CLUSTER_RANK_SHIFT) - 1),
+        },
+    }
 }
 
 /// Resolves `address` of an access in `space` (generic addresses by window).
@@ -27,10 +45,11 @@ pub(super) fn resolve(space: MemSpace, address: u64) -> Resolved {
     match space {
         MemSpace::Global => Resolved::Global,
         MemSpace::Shared => Resolved::Shared(address),
+        MemSpace::SharedCluster => cluster_shared(address),
         MemSpace::Local => Resolved::Local(address),
         _ => {
             if (SHARED_WINDOW..SHARED_WINDOW + WINDOW_SIZE).contains(&address) {
-                Resolved::Shared(address - SHARED_WINDOW)
+                cluster_shared(address - SHARED_WINDOW)
             } else if (LOCAL_WINDOW..LOCAL_WINDOW + WINDOW_SIZE).contains(&address) {
                 Resolved::Local(address - LOCAL_WINDOW)
             } else {
@@ -104,34 +123,65 @@ impl BlockRunner<'_> {
     /// read waits for the end of its barrier epoch: if another thread writes the byte later
     /// in the epoch, unordered, the two are a race, which that write reports.
     pub(super) fn note_hazard(&mut self, warp: &Warp, l: usize, pc: usize, h: super::shared::Hazard) {
+        self.note_hazard_in(warp, l, pc, h, self.cluster.rank);
+    }
+
+    /// [`note_hazard`](Self::note_hazard) for an access to the shared memory of block
+    /// `memory_rank` of the cluster (the running block's own, or a neighbour's): thread ids
+    /// in that memory name their block (shared.rs, `remote_thread`).
+    pub(super) fn note_hazard_in(
+        &mut self,
+        warp: &Warp,
+        l: usize,
+        pc: usize,
+        h: super::shared::Hazard,
+        memory_rank: u32,
+    ) {
         let dims = self.cfg.block;
         let coord = |t: u32| [t % dims[0], (t / dims[0]) % dims[1], t / (dims[0] * dims[1])];
+        // The other thread's block: its own rank in the id, else the memory's owner.
+        let other = h.other_thread.map(|t| {
+            let (rank, linear) = super::shared::split_thread(t);
+            (rank.unwrap_or(memory_rank), linear)
+        });
+        let other_block = other
+            .filter(|&(rank, _)| rank != self.cluster.rank)
+            .map(|(rank, _)| self.cluster_block(rank));
         let mut finding = RawFinding {
             kind: h.kind,
             pc: pc as u32,
             block: self.ctaid,
             thread: [warp.tid[0][l], warp.tid[1][l], warp.tid[2][l]],
             byte: h.byte,
-            other_thread: h.other_thread.map(coord),
+            other_thread: other.map(|(_, t)| coord(t)),
             other_pc: h.other_pc,
             block_index: self.block_index,
             count: 1,
             seq: self.findings_noted,
-            other_block: None,
+            other_block,
             buffer: None,
-            same_warp: h
-                .other_thread
-                .is_some_and(|t| t / 32 == warp.linear[l] / 32 && self.cfg.lanes_per_warp == 32),
+            same_warp: other_block.is_none()
+                && other.is_some_and(|(_, t)| t / 32 == warp.linear[l] / 32 && self.cfg.lanes_per_warp == 32),
+            peer: (memory_rank != self.cluster.rank).then(|| self.cluster_block(memory_rank)),
         };
         if h.kind == FindingKind::UninitialisedSharedRead {
             self.findings_noted += 1;
-            if let Some(back) = self.shared.defer_uninitialised(h.byte, finding) {
+            if let Some(back) = self.shared_of(memory_rank).defer_uninitialised(h.byte, finding) {
                 finding = back;
             } else {
                 return;
             }
         }
         self.note_finding(finding);
+    }
+
+    /// The grid position of block `rank` of the running block's cluster.
+    pub(super) fn cluster_block(&self, rank: u32) -> [u32; 3] {
+        let shape = self.cluster.shape;
+        let (_, at) = shape.place(self.ctaid);
+        let d = shape.dims;
+        let there = [rank % d[0], (rank / d[0]) % d[1], rank / (d[0] * d[1])];
+        [0, 1, 2].map(|k| self.ctaid[k] - at[k] + there[k])
     }
 
     /// Checks lane `l`'s global access (`access` of `bytes` at `at` in `buffer`) for a race
@@ -180,6 +230,7 @@ impl BlockRunner<'_> {
             other_block: known.then(|| block_of(c.other.block)),
             buffer: Some(BufferId(buffer as u32)),
             same_warp: false,
+            peer: None,
         });
     }
 
@@ -239,7 +290,7 @@ impl BlockRunner<'_> {
     }
 
     #[allow(clippy::too_many_arguments)]
-    fn trace(
+    pub(super) fn trace(
         &mut self,
         warp: &Warp,
         l: usize,
@@ -250,6 +301,7 @@ impl BlockRunner<'_> {
         bytes: u32,
         store: bool,
         value: u64,
+        peer: Option<[u32; 3]>,
     ) {
         self.traced[warp.linear[l] as usize] += 1;
         self.stats.trace.push(TracedAccess {
@@ -263,6 +315,7 @@ impl BlockRunner<'_> {
             offset,
             bytes,
             value,
+            peer,
         });
     }
 
@@ -353,7 +406,7 @@ impl BlockRunner<'_> {
                         continue;
                     }
                     let address = addrs[l];
-                    let resolved = resolve(space, address);
+                    let resolved = self.own_or_peer(resolve(space, address));
                     let span = bytes as u64 * count as u64;
                     match resolved {
                         Resolved::Global => {
@@ -411,6 +464,7 @@ impl BlockRunner<'_> {
                                         bytes,
                                         is_store,
                                         value,
+                                        None,
                                     );
                                 }
                             }
@@ -433,7 +487,7 @@ impl BlockRunner<'_> {
                                 }
                                 if self.tracing(warp, l) {
                                     let value = store_values[0][l];
-                                    self.trace(warp, l, pc, TraceSpace::Shared, None, offset, bytes, true, value);
+                                    self.trace(warp, l, pc, TraceSpace::Shared, None, offset, bytes, true, value, None);
                                 }
                                 self.shared
                                     .note_write(offset, span as u32, Self::accessor(warp, l, pc), unchanged)
@@ -443,13 +497,27 @@ impl BlockRunner<'_> {
                                 }
                                 if self.tracing(warp, l) {
                                     let value = loaded[0][l];
-                                    self.trace(warp, l, pc, TraceSpace::Shared, None, offset, bytes, false, value);
+                                    self.trace(
+                                        warp,
+                                        l,
+                                        pc,
+                                        TraceSpace::Shared,
+                                        None,
+                                        offset,
+                                        bytes,
+                                        false,
+                                        value,
+                                        None,
+                                    );
                                 }
                                 self.shared.note_read(offset, span as u32, Self::accessor(warp, l, pc))
                             };
                             if let Some(h) = hazard {
                                 self.note_hazard(warp, l, pc, h);
                             }
+                        }
+                        Resolved::Peer { rank, offset } => {
+                            self.peer_access(warp, pc, l, rank, offset, bytes, count, is_store, store_values, loaded)?;
                         }
                         Resolved::Local(offset) => {
                             let size = self.prog.local_bytes;
@@ -507,6 +575,87 @@ impl BlockRunner<'_> {
                     }
                 }
             }
+        }
+        Ok(())
+    }
+
+    /// Lane `l`'s load or store of `count` elements of `bytes` at `offset` in the shared
+    /// memory of block `rank` of the cluster, not the running block (distributed shared
+    /// memory): bounds, alignment, the cluster's race checks and the remote use.
+    #[allow(clippy::too_many_arguments)]
+    fn peer_access(
+        &mut self,
+        warp: &Warp,
+        pc: usize,
+        l: usize,
+        rank: u32,
+        offset: u64,
+        bytes: u32,
+        count: usize,
+        is_store: bool,
+        store_values: &[[u64; 32]; 4],
+        loaded: &mut [[u64; 32]; 4],
+    ) -> Result<(), EmuFault> {
+        let span = bytes as u64 * count as u64;
+        let blocks = self.cluster.shape.size();
+        if rank >= blocks {
+            return Err(self.fault(
+                EmuFaultKind::WindowOutOfBounds {
+                    space: "cluster shared",
+                    offset: ((rank as u64 + 1) << CLUSTER_RANK_SHIFT) | offset,
+                    bytes: span as u32,
+                    size: blocks as u64,
+                    write: is_store,
+                },
+                Some(pc as u32),
+                Some((warp, l as u32)),
+            ));
+        }
+        let size = self.shared_of(rank).size();
+        if offset + span > size {
+            return Err(self.window_fault("shared", offset, span, size, is_store, pc, warp, l));
+        }
+        if offset % bytes as u64 != 0 {
+            return Err(self.misaligned("shared", offset, bytes, is_store, pc, warp, l));
+        }
+        let by = Accessor {
+            thread: super::shared::remote_thread(self.cluster.rank, warp.linear[l]),
+            ..Self::accessor(warp, l, pc)
+        };
+        let peer = Some(self.cluster_block(rank));
+        let memory = self.shared_of(rank);
+        let hazard = if is_store {
+            let mut unchanged = true;
+            for (e, values) in store_values.iter().enumerate().take(count) {
+                unchanged &= memory.store_unchanged(offset + e as u64 * bytes as u64, bytes, values[l]);
+            }
+            memory.note_write(offset, span as u32, by, unchanged)
+        } else {
+            for (e, slot) in loaded.iter_mut().enumerate().take(count) {
+                slot[l] = memory.load(offset + e as u64 * bytes as u64, bytes);
+            }
+            memory.note_read(offset, span as u32, by)
+        };
+        if self.tracing(warp, l) {
+            let value = if is_store { store_values[0][l] } else { loaded[0][l] };
+            self.trace(
+                warp,
+                l,
+                pc,
+                TraceSpace::Shared,
+                None,
+                offset,
+                bytes,
+                is_store,
+                value,
+                peer,
+            );
+        }
+        if let Some(h) = hazard {
+            self.note_hazard_in(warp, l, pc, h, rank);
+        }
+        if self.cfg.check_hazards {
+            self.note_remote_use(warp, l, pc, rank, offset);
         }
         Ok(())
     }

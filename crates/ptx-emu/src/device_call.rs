@@ -35,7 +35,7 @@ impl ArgSource for LaneArgs<'_> {
                 let buffer = self.mem.find(at, bytes).ok()?;
                 Some(self.mem.load(buffer, at, bytes))
             }
-            Resolved::Shared(_) => None,
+            Resolved::Shared(_) | Resolved::Peer { .. } => None,
         }
     }
 

@@ -41,6 +41,11 @@ pub enum EmuFaultKind {
     Unsupported {
         what: String,
     },
+    /// The launch itself cannot be made as configured (a cluster shape the grid or the
+    /// kernel does not fit).
+    Launch {
+        reason: String,
+    },
     /// The emulator itself failed (a bug of ours: a panic on one of its threads, caught).
     Internal {
         message: String,

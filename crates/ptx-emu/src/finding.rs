@@ -15,4 +15,11 @@ pub enum FindingKind {
     /// Threads of two different blocks touched the same global bytes in one launch, at least
     /// one of them writing (nothing orders blocks within a launch).
     GlobalRace,
+    /// Shared memory read or written while an asynchronous copy (`cp.async` before its wait,
+    /// a bulk copy before its mbarrier phase completed) had yet to write those bytes.
+    AsyncCopyInFlight,
+    /// A thread read or wrote the shared memory of another block of its cluster, and nothing
+    /// (no cluster barrier between the access and that block's exit) kept that block from
+    /// exiting first: a block's shared memory is gone once it has exited.
+    SharedAfterExit,
 }

@@ -25,6 +25,21 @@ pub enum Special {
     LaneMaskGe,
     /// `%dynamic_smem_size`: the launch's dynamic shared memory in bytes (the contract's).
     DynamicSmemSize,
+    /// `%cluster_ctaid.{x,y,z}`: the block's position in its cluster.
+    ClusterCtaid(u8),
+    /// `%cluster_nctaid.{x,y,z}`: the cluster's shape in blocks.
+    ClusterNctaid(u8),
+    /// `%cluster_ctarank` / `%cluster_nctarank`: the block's rank in its cluster (x fastest)
+    /// and the cluster's block count.
+    ClusterCtarank,
+    ClusterNctarank,
+    /// `%clusterid.{x,y,z}` / `%nclusterid.{x,y,z}`: the cluster's position in the grid and
+    /// the grid's shape in clusters.
+    ClusterId(u8),
+    NClusterId(u8),
+    /// `%is_explicit_cluster`: whether the launch gave a cluster shape (1) or every block is a
+    /// cluster of its own (0).
+    IsExplicitCluster,
 }
 
 /// A source operand.
@@ -45,6 +60,10 @@ pub enum MemSpace {
     Const,
     /// Generic addressing: resolved per lane by window.
     Generic,
+    /// `.shared::cluster`: the shared memory of any block of the cluster, the block's own
+    /// (a `.shared::cta` address) or another's (an address `mapa` made; see
+    /// `memory::CLUSTER_RANK_SHIFT`).
+    SharedCluster,
 }
 
 /// `[base + offset]`.
@@ -201,6 +220,29 @@ pub enum Flow {
     /// `nanosleep`: the warp gives way to the block's other warps (a warp spinning on a flag
     /// that another warp sets sleeps in its loop; running it on alone would never end).
     Yield,
+    /// `mbarrier.test_wait` / `mbarrier.try_wait` (mbarrier.rs): `d` says whether the phase
+    /// named by `phase` has completed. A warp whose every lane finds it not completed waits
+    /// until the mbarrier changes (the spin loop around it would otherwise never let the
+    /// threads that complete it run).
+    MbarWait {
+        d: PReg,
+        addr: Addr,
+        phase: MbarPhase,
+    },
+    /// `barrier.cluster.arrive`: the lanes arrive at the cluster-wide barrier (cluster.rs).
+    ClusterArrive,
+    /// `barrier.cluster.wait`: the lanes wait until every thread of the cluster that has not
+    /// exited has arrived.
+    ClusterWait,
+}
+
+/// Which phase an mbarrier wait asks about.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum MbarPhase {
+    /// The 64-bit state an `mbarrier.arrive` returned: the phase it arrived in.
+    State(Src),
+    /// `.parity`: the parity of the phase waited for.
+    Parity(Src),
 }
 
 /// The instructions `BlockRunner::execute` runs (block.rs), by family: none of them steers
@@ -219,6 +261,11 @@ pub enum Work {
     Numeric(NumericKind),
     /// Calls into the device runtime: printf, assert, trap (device_call.rs).
     Call(CallKind),
+    /// Asynchronous copies into shared memory and the mbarriers that complete them
+    /// (async_copy.rs, mbarrier.rs).
+    Async(AsyncOp),
+    /// `mapa`: an address in another block of the cluster (cluster.rs).
+    Mapa { d: Reg, a: Src, rank: Src, generic: bool },
     /// `membar`, `fence`, `prefetch`, `pmevent`, `brkpt`: nothing for the emulator to do.
     Nop,
 }
@@ -526,6 +573,64 @@ pub enum WarpKind {
         a: Src,
         mask: Src,
     },
+}
+
+/// The asynchronous copy family: `cp.async` (Ampere's per-thread copies into shared memory,
+/// completed by commit/wait groups or an mbarrier), `cp.async.bulk` (Hopper's bulk copies,
+/// completed through an mbarrier's transaction count) and the mbarrier instructions that do
+/// not wait. Executed by `BlockRunner::async_op` (async_copy.rs, mbarrier.rs).
+#[derive(Debug, Clone, PartialEq)]
+pub enum AsyncOp {
+    /// `cp.async.{ca,cg}.shared.global [dst], [src], cp_size{, src_size}`: copy `bytes` (4, 8
+    /// or 16); when `src_size` is given only that many bytes are read and the rest are zeros.
+    Copy {
+        dst: Addr,
+        src: Addr,
+        bytes: u8,
+        src_size: Option<Src>,
+    },
+    /// `cp.async.commit_group`: the thread's copies issued since the last commit become a group.
+    Commit,
+    /// `cp.async.wait_group n` (`keep` = n) / `cp.async.wait_all` (`keep` 0, uncommitted copies
+    /// too): the thread's groups but the newest `keep` complete.
+    Wait { keep: u32, all: bool },
+    /// `cp.async.mbarrier.arrive{.noinc}.shared{::cta}.b64 [mbar]`: the mbarrier tracks the
+    /// thread's copies; with `.noinc` their completion counts as one of its arrivals.
+    CopyArrive { mbar: Addr, noinc: bool },
+    /// `cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [dst], [src], size,
+    /// [mbar]`: one thread copies `size` bytes (a multiple of 16, both addresses 16-byte
+    /// aligned); the mbarrier's transaction count drops by `size` when they have landed.
+    Bulk {
+        dst: Addr,
+        src: Addr,
+        size: Src,
+        mbar: Addr,
+    },
+    /// `mbarrier.init.shared{::cta}.b64 [addr], count`.
+    MbarInit { addr: Addr, count: Src },
+    /// `mbarrier.arrive{.expect_tx}{_drop}{.sem}{.scope}.shared{::cta,::cluster}.b64
+    /// state, [addr]{, count|tx}`: `count` arrivals (1 when absent), after raising the
+    /// transaction count by `tx`; `drop` also lowers the expected count for later phases;
+    /// `state` (None for `_` or `.shared::cluster`) gets the phase arrived in.
+    MbarArrive {
+        state: Option<Reg>,
+        addr: Addr,
+        count: Option<Src>,
+        tx: Option<Src>,
+        drop: bool,
+        space: MemSpace,
+    },
+    /// `mbarrier.expect_tx` / `mbarrier.complete_tx`: raise / lower the transaction count.
+    MbarTx {
+        addr: Addr,
+        tx: Src,
+        complete: bool,
+        space: MemSpace,
+    },
+    /// `mbarrier.pending_count.b64 d, state`.
+    MbarPending { d: Reg, state: Src },
+    /// `mbarrier.inval.shared{::cta}.b64 [addr]`.
+    MbarInval { addr: Addr },
 }
 
 /// The numeric family: each executed by `BlockRunner::numeric` (numeric.rs).
@@ -838,15 +943,41 @@ impl Inst {
                 };
                 Some((kind, atomic.space))
             }
+            // The asynchronous copies read global memory (and write shared memory, which
+            // their own bookkeeping follows).
+            Kind::Work(Work::Async(AsyncOp::Copy { .. } | AsyncOp::Bulk { .. })) => {
+                Some((AccessKind::Load, MemSpace::Global))
+            }
             _ => None,
         }
     }
 
     /// Whether this instruction can touch global memory (and so issue sectors): loads,
-    /// stores and atomics in global or generic space.
+    /// stores and atomics in global or generic space, and the asynchronous copies.
     pub fn is_global_access(&self) -> bool {
         matches!(self.access(), Some((_, MemSpace::Global | MemSpace::Generic)))
     }
+
+    /// Which asynchronous copy this instruction is, if it is one.
+    pub fn copy(&self) -> Option<CopyKind> {
+        match &self.kind {
+            Kind::Work(Work::Async(AsyncOp::Copy { .. })) => Some(CopyKind::PerThread),
+            Kind::Work(Work::Async(AsyncOp::Bulk { .. })) => Some(CopyKind::Bulk),
+            _ => None,
+        }
+    }
+}
+
+/// The two kinds of asynchronous copy into shared memory: they differ in how the sector
+/// metric sees them (docs/measurements.md: measured on the H100).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum CopyKind {
+    /// `cp.async` (LDGSTS in SASS): each lane copies 4, 8 or 16 bytes; counted like a load.
+    PerThread,
+    /// `cp.async.bulk` (UBLKCP, the Tensor Memory Accelerator): one thread moves a whole run
+    /// of bytes.
+    Bulk,
 }
 
 /// A decoded kernel, ready to launch.
@@ -870,6 +1001,8 @@ pub struct Program {
     /// when the paths only meet at the kernel's end.
     pub(crate) reconverge: Vec<u32>,
     pub(crate) reqntid: Option<[u32; 3]>,
+    /// `.reqnctapercluster` (`__cluster_dims__`): the cluster shape the kernel was compiled for.
+    pub(crate) cluster_dims: Option<[u32; 3]>,
     /// `.file` index -> path.
     pub(crate) files: Vec<(u32, String)>,
     /// Module-scope `.global` variables (`__device__` variables, printf format strings):
@@ -903,6 +1036,8 @@ pub struct InstructionInfo<'a> {
     pub global: Option<AccessKind>,
     /// Any load, store or atomic, in any space.
     pub access: Option<AccessKind>,
+    /// An asynchronous copy into shared memory (its global reads are in `global`).
+    pub copy: Option<CopyKind>,
 }
 
 impl InstructionInfo<'_> {
@@ -939,6 +1074,7 @@ impl Program {
             opcode: &inst.opcode,
             global: access.filter(|_| inst.is_global_access()),
             access,
+            copy: inst.copy(),
         })
     }
 
@@ -987,7 +1123,7 @@ impl Program {
             .map(|i| format!("{:?} {:?} {}", i.kind, i.guard, i.opcode))
             .collect();
         format!(
-            "{insts:#?}\nregs {} {} shared {} local {} params {:?} {} const {:?} reconverge {:?} reqntid {:?}",
+            "{insts:#?}\nregs {} {} shared {} local {} params {:?} {} const {:?} reconverge {:?} reqntid {:?} cluster {:?}",
             self.value_regs,
             self.pred_regs,
             self.shared_bytes,
@@ -996,7 +1132,8 @@ impl Program {
             self.param_bytes,
             self.const_data,
             self.reconverge,
-            self.reqntid
+            self.reqntid,
+            self.cluster_dims
         )
     }
 
@@ -1017,6 +1154,23 @@ impl Program {
 
     pub fn local_bytes(&self) -> u64 {
         self.local_bytes
+    }
+
+    /// The cluster shape the kernel declares (`__cluster_dims__`), if any.
+    pub fn cluster_dims(&self) -> Option<[u32; 3]> {
+        self.cluster_dims
+    }
+
+    /// Whether any instruction needs a cluster of several blocks to mean anything (`mapa`,
+    /// `.shared::cluster` accesses, the cluster barrier): a kernel that uses none runs the
+    /// same in a cluster launch or without one.
+    pub fn uses_cluster(&self) -> bool {
+        self.insts.iter().any(|i| {
+            matches!(
+                &i.kind,
+                Kind::Work(Work::Mapa { .. }) | Kind::Flow(Flow::ClusterArrive | Flow::ClusterWait)
+            ) || matches!(i.access(), Some((_, MemSpace::SharedCluster)))
+        })
     }
 
     /// Predicate registers the program uses.

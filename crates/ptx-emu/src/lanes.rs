@@ -98,3 +98,8 @@ impl BlockRunner<'_> {
         apply(warp, m, d, [oa, Operand::Splat(0), Operand::Splat(0)], |x, _, _| f(x));
     }
 }
+
+/// The lanes of `m`, lowest first.
+pub fn active(m: u32) -> impl Iterator<Item = usize> {
+    (0..32usize).filter(move |l| (m >> l) & 1 != 0)
+}

@@ -27,7 +27,19 @@ pub fn launch(
     threads: usize,
 ) -> Result<LaunchStats, EmuFault> {
     let shared: &dyn Observer = observer;
-    let blocks: u64 = cfg.grid.iter().map(|&g| g as u64).product();
+    let shape = cfg.cluster_shape(prog);
+    if let Err(reason) = super::cluster::check_shape(shape.dims, cfg.grid, prog.cluster_dims) {
+        return Err(EmuFault {
+            kind: EmuFaultKind::Launch { reason },
+            pc: None,
+            block: [0; 3],
+            thread: None,
+            block_index: 0,
+        });
+    }
+    // The unit of work is a cluster: its blocks run together on one host thread.
+    let cluster_size = shape.size() as u64;
+    let blocks: u64 = cfg.grid.iter().map(|&g| g as u64).product::<u64>() / cluster_size;
     let next = AtomicU64::new(0);
     let abort = AtomicBool::new(false);
     let first_fault: Mutex<Option<EmuFault>> = Mutex::new(None);
@@ -59,7 +71,7 @@ pub fn launch(
                                 abort.store(true, Ordering::Relaxed);
                                 break;
                             }
-                            if let Err(fault) = run_block_catching(&mut runner, index) {
+                            if let Err(fault) = run_cluster_catching(&mut runner, index) {
                                 if fault.kind != EmuFaultKind::Cancelled {
                                     record(&first_fault, fault);
                                 }
@@ -67,7 +79,7 @@ pub fn launch(
                                 break;
                             }
                         }
-                        shared.blocks_finished(end - start);
+                        shared.blocks_finished((end - start) * cluster_size);
                     }
                     runner.stats.fetch_map = runner.fetch.take().map(|counter| counter.map);
                     runner.stats
@@ -115,12 +127,12 @@ pub fn launch(
     })
 }
 
-/// Runs one block; a panic inside the emulator (our bug, never the kernel's) becomes a fault
-/// that names the instruction it happened on, so the run ends with a message instead of
-/// taking the app or the CLI down. The launch stops there: the runner's state is not
-/// trusted after it.
-fn run_block_catching(runner: &mut BlockRunner, index: u64) -> Result<(), EmuFault> {
-    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| runner.run_block(index))) {
+/// Runs one cluster (one block, without clusters); a panic inside the emulator (our bug,
+/// never the kernel's) becomes a fault that names the instruction it happened on, so the run
+/// ends with a message instead of taking the app or the CLI down. The launch stops there:
+/// the runner's state is not trusted after it.
+fn run_cluster_catching(runner: &mut BlockRunner, index: u64) -> Result<(), EmuFault> {
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| runner.run_cluster(index))) {
         Ok(result) => result,
         Err(payload) => {
             let message = crate::panic_message(payload.as_ref());

@@ -18,6 +18,7 @@
 //! file, add a sample to `coverage.rs`.
 
 mod alu;
+mod async_copy;
 mod atomic;
 mod barrier;
 mod bits;
@@ -25,6 +26,7 @@ mod block;
 mod block_memory;
 mod cancel;
 mod cfg;
+mod cluster;
 pub mod coverage;
 mod decode;
 mod device_call;
@@ -37,6 +39,7 @@ mod ir;
 mod lane_loops;
 mod lanes;
 mod launch;
+mod mbarrier;
 mod memory;
 mod numeric;
 mod observe;
@@ -50,10 +53,11 @@ mod warp_ops;
 
 pub use block::LaunchConfig;
 pub use cancel::CancelFlag;
+pub use cluster::check_shape as check_cluster_shape;
 pub use decode::decode_entry;
 pub use fault::{EmuFault, EmuFaultKind};
 pub use finding::FindingKind;
-pub use ir::{AccessKind, InstructionInfo, Program};
+pub use ir::{AccessKind, CopyKind, InstructionInfo, Program};
 pub use launch::launch;
 pub use memory::{BufferId, GlobalMemory};
 pub use observe::{Collect, Ignore, Observer};

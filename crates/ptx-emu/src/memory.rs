@@ -11,6 +11,11 @@ use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 pub const SHARED_WINDOW: u64 = 0x0000_1000_0000_0000;
 pub const LOCAL_WINDOW: u64 = 0x0000_2000_0000_0000;
 pub const WINDOW_SIZE: u64 = 1 << 40;
+/// Cluster shared addresses (`.shared::cluster`, and the shared window of generic space): a
+/// block's own memory at its plain offset, block `rank`'s at
+/// `(rank + 1) << CLUSTER_RANK_SHIFT | offset`, as `mapa` makes them. 228 KiB, the most
+/// shared memory a block can have, fits below.
+pub const CLUSTER_RANK_SHIFT: u32 = 24;
 /// Module-scope `__device__` variables and printf format strings (`Program::globals`).
 pub const DEVICE_GLOBALS_BASE: u64 = 0x0000_7E00_0000_0000;
 /// First global buffer; later ones follow with a gap.

@@ -19,11 +19,44 @@
 //! of lane r's accesses happened before lane u's present. The other `.sync` warp calls
 //! (shuffles, votes) order no memory: the CUDA programming guide says so, and racecheck
 //! agrees (docs/measurements.md, the hazard corpus).
+//!
+//! Clusters. The blocks of a thread-block cluster read and write each other's shared memory
+//! (`ld.shared::cluster`). An access by a thread of another block carries that block in its
+//! thread id ([`remote_thread`]), and such a pair is ordered only by a cluster barrier: the
+//! memory's epochs at which one began are kept (`cluster_marks`), and two accesses of
+//! different blocks race when they fall between the same two cluster barriers. A cell any
+//! other block touched is flagged (`CROSS`) so the row fast paths leave it to the checks
+//! that know this.
+//!
+//! Asynchronous copies. Bytes an asynchronous copy will write but has not yet (a `cp.async`
+//! before its wait, a bulk copy before its mbarrier completes) are *in flight*: any access to
+//! them is a finding of its own.
 
 use crate::FindingKind;
 
 /// An empty thread slot.
 const NONE: u32 = u32::MAX;
+
+/// The writer of bytes an asynchronous bulk copy delivered: not a thread; the mbarrier whose
+/// phase the copy completed orders it before every thread that saw that phase complete, so
+/// it races with no one (an access while the copy is in flight is reported instead).
+pub const ASYNC_PROXY: u32 = u32::MAX - 1;
+
+/// Thread ids of a block's own threads are their linear index (below 1024, the largest
+/// block); a thread of block `rank` of the cluster touching this memory from outside is
+/// `(rank + 1) << RANK_SHIFT | linear`.
+pub const RANK_SHIFT: u32 = 10;
+
+/// The id under which thread `linear` of block `rank` accesses another block's memory.
+pub fn remote_thread(rank: u32, linear: u32) -> u32 {
+    ((rank + 1) << RANK_SHIFT) | linear
+}
+
+/// The block rank (None: the memory's own block) and linear index of a thread id.
+pub fn split_thread(thread: u32) -> (Option<u32>, u32) {
+    let high = thread >> RANK_SHIFT;
+    ((high != 0).then(|| high - 1), thread & ((1 << RANK_SHIFT) - 1))
+}
 
 /// `Cells::flags` bits.
 /// The last write of this epoch was an atomic.
@@ -34,6 +67,9 @@ const W_MANY: u32 = 2;
 const R_UNINIT: u32 = 4;
 /// A write of this epoch raced with a read of this epoch (reported as a race).
 const R_RACED: u32 = 8;
+/// A thread of another block of the cluster touched this cell: the row fast paths leave it
+/// to `apply`, which orders such accesses by cluster barriers.
+const CROSS: u32 = 16;
 const W_FLAGS: u32 = W_ATOMIC | W_MANY;
 const R_FLAGS: u32 = R_UNINIT | R_RACED;
 
@@ -181,9 +217,26 @@ struct Ctx<'a> {
     /// log2 of the lanes per warp (5; 0 for the one-thread "warps" of the naive baseline).
     warp_shift: u32,
     a: Accessor<'a>,
+    /// The epochs at which a cluster barrier began a new interval (see the module's doc).
+    marks: &'a [u32],
 }
 
 impl Ctx<'_> {
+    /// Whether an access of `thread` in `epoch` (0: none) and this one have no barrier
+    /// between them that orders both: a block barrier or cluster barrier for two threads of
+    /// one block, a cluster barrier for threads of two blocks.
+    #[inline]
+    fn concurrent(&self, thread: u32, epoch: u32) -> bool {
+        if epoch == 0 || thread == NONE || thread == ASYNC_PROXY {
+            return false;
+        }
+        if (thread ^ self.a.thread) >> RANK_SHIFT == 0 {
+            return epoch == self.epoch;
+        }
+        let interval = |e: u32| self.marks.partition_point(|&m| m <= e);
+        interval(epoch) == interval(self.epoch)
+    }
+
     /// Whether an access of `thread` stamped `stamp`, in this epoch, happened before this one.
     #[inline]
     fn ordered(&self, thread: u32, stamp: u32) -> bool {
@@ -208,7 +261,10 @@ impl Cells {
             other_thread: (thread != a.thread).then_some(thread),
             other_pc: Some(pc),
         };
-        let written_now = self.w_epoch[i] == epoch;
+        if a.thread >> RANK_SHIFT != 0 {
+            self.flags[i] |= CROSS;
+        }
+        let written_now = c.concurrent(self.w_thread[i], self.w_epoch[i]);
         let many = written_now && self.flags[i] & W_MANY != 0;
         let mut hazard = None;
         if self.w_epoch[i] == 0 && !matches!(op, Op::Write { .. }) {
@@ -226,15 +282,20 @@ impl Cells {
             }
         }
         let reads_now = self.r_epoch[i] == epoch;
-        if hazard.is_none() && op != Op::Read && reads_now {
-            // A write after reads of this epoch: the first of the remembered readers (in the
-            // order they read) that this write is not ordered after.
+        if hazard.is_none() && op != Op::Read && self.r_epoch[i] != 0 {
+            // A write after reads of this epoch (or, for a reader of another block, of this
+            // cluster interval): the first of the remembered readers (in the order they
+            // read) that this write is not ordered after.
             let readers = [
                 (self.r_first[i], self.r_first_pc[i], self.r_first_stamp[i]),
                 (self.r_other[i], self.r_other_pc[i], self.r_other_stamp[i]),
                 (self.r_last[i], self.r_last_pc[i], self.r_last_stamp[i]),
             ];
-            if let Some(&(t, pc, _)) = readers.iter().find(|(t, _, s)| *t != NONE && !c.ordered(*t, *s)) {
+            let r_epoch = self.r_epoch[i];
+            if let Some(&(t, pc, _)) = readers
+                .iter()
+                .find(|(t, _, s)| *t != NONE && c.concurrent(*t, r_epoch) && !c.ordered(*t, *s))
+            {
                 hazard = Some(race(t, pc));
                 self.flags[i] |= R_RACED;
             }
@@ -291,6 +352,14 @@ pub struct SharedMemory {
     /// that another thread writes later in the same epoch, unordered, is a race (reported
     /// when the write comes), not a read of memory nobody initialises.
     deferred: Vec<(u64, super::stats::RawFinding)>,
+    /// The epochs at which a cluster barrier began a new interval, in order.
+    cluster_marks: Vec<u32>,
+    /// Per word: asynchronous copies that will write it and have not yet; and their total.
+    inflight: Vec<u16>,
+    inflight_total: u64,
+    /// Whether a thread of another block touched this memory since the last reset (its
+    /// cells' `CROSS` flags need clearing).
+    any_cross: bool,
 }
 
 /// Deferred uninitialised reads kept per epoch; beyond this they are reported at once.
@@ -317,6 +386,10 @@ impl SharedMemory {
             check_hazards,
             warp_shift: lanes.trailing_zeros(),
             deferred: Vec::new(),
+            cluster_marks: Vec::new(),
+            inflight: vec![0; words],
+            inflight_total: 0,
+            any_cross: false,
         }
     }
 
@@ -333,6 +406,37 @@ impl SharedMemory {
         }
         self.deferred.clear();
         self.epoch = 1;
+        self.cluster_marks.clear();
+        if self.any_cross {
+            self.word_cells.flags.fill(0);
+            self.byte_cells.flags.fill(0);
+            self.any_cross = false;
+        }
+        if self.inflight_total > 0 {
+            self.inflight.fill(0);
+            self.inflight_total = 0;
+        }
+    }
+
+    /// A cluster barrier completed: a new epoch, which also begins a new cluster interval.
+    pub fn cluster_barrier(&mut self) {
+        self.epoch += 1;
+        self.cluster_marks.push(self.epoch);
+    }
+
+    /// Marks `[offset, offset + bytes)` as the destination of an asynchronous copy in flight
+    /// (`landed`: no longer).
+    pub fn set_in_flight(&mut self, offset: u64, bytes: u32, landed: bool) {
+        for word in offset / 4..(offset + bytes as u64).div_ceil(4) {
+            let slot = &mut self.inflight[word as usize + PAD];
+            if landed {
+                *slot = slot.saturating_sub(1);
+                self.inflight_total = self.inflight_total.saturating_sub(1);
+            } else {
+                *slot = slot.saturating_add(1);
+                self.inflight_total += 1;
+            }
+        }
     }
 
     pub fn size(&self) -> u64 {
@@ -393,6 +497,15 @@ impl SharedMemory {
         self.note(offset, bytes, Op::Write { unchanged }, a)
     }
 
+    /// Records the write of a landing asynchronous copy by its thread `a`: like
+    /// [`note_write`](Self::note_write), but another copy still in flight to the same bytes
+    /// is no hazard of this one (cooperative groups' `memcpy_async` has every lane past the
+    /// end copy the last element again: identical copies to one word).
+    #[inline]
+    pub fn note_landing(&mut self, offset: u64, bytes: u32, a: Accessor, unchanged: bool) -> Option<Hazard> {
+        self.note_checked(offset, bytes, Op::Write { unchanged }, a, false)
+    }
+
     /// Records an atomic read-modify-write by `a`: atomics do not race with each other, but
     /// one on a byte nobody initialised is reported, and so is a plain access of another
     /// thread in the same epoch, before or after.
@@ -404,15 +517,48 @@ impl SharedMemory {
     /// Applies `op` to every cell `[offset, offset + bytes)` covers: whole words where the
     /// word is not split and the access covers it, bytes otherwise (splitting the word).
     fn note(&mut self, offset: u64, bytes: u32, op: Op, a: Accessor) -> Option<Hazard> {
+        self.note_checked(offset, bytes, op, a, true)
+    }
+
+    /// [`note`](Self::note), with the check for bytes in flight when `in_flight_check`.
+    fn note_checked(&mut self, offset: u64, bytes: u32, op: Op, a: Accessor, in_flight_check: bool) -> Option<Hazard> {
         if !self.check_hazards {
             return None;
         }
+        // The marks leave `self` for the access, so that the cells can change beside them.
+        let marks = std::mem::take(&mut self.cluster_marks);
+        let hazard = self.note_with(offset, bytes, op, a, &marks, in_flight_check);
+        self.cluster_marks = marks;
+        hazard
+    }
+
+    fn note_with(
+        &mut self,
+        offset: u64,
+        bytes: u32,
+        op: Op,
+        a: Accessor,
+        marks: &[u32],
+        in_flight_check: bool,
+    ) -> Option<Hazard> {
         let ctx = Ctx {
             epoch: self.epoch,
             warp_shift: self.warp_shift,
             a,
+            marks,
         };
         let (start, end) = (offset, offset + bytes as u64);
+        self.any_cross |= a.thread >> RANK_SHIFT != 0 && a.thread != ASYNC_PROXY;
+        if in_flight_check && self.inflight_total > 0 && a.thread != ASYNC_PROXY {
+            if let Some(word) = (start / 4..end.div_ceil(4)).find(|&w| self.inflight[w as usize + PAD] != 0) {
+                return Some(Hazard {
+                    kind: FindingKind::AsyncCopyInFlight,
+                    byte: (word * 4).max(start),
+                    other_thread: None,
+                    other_pc: None,
+                });
+            }
+        }
         let mut hazard = None;
         for word in start / 4..end.div_ceil(4) {
             let slot = word as usize + PAD;
@@ -507,6 +653,9 @@ impl SharedMemory {
             *out = std::array::from_fn(|l| words[l] as u64);
             return true;
         }
+        if self.inflight_total > 0 {
+            return false;
+        }
         let (epoch, on, shift) = (self.epoch, row.on(), self.warp_shift);
         let c = &mut self.word_cells;
         let split = lanes32(&self.split, at);
@@ -515,7 +664,8 @@ impl SharedMemory {
         for l in 0..32 {
             let never_written = w_epoch[l] == 0;
             let written_now = w_epoch[l] == epoch && (w_thread[l] != threads[l] || flags[l] & W_MANY != 0);
-            suspect |= ones((split[l] != 0) | never_written | written_now) & on[l];
+            let cross = flags[l] & CROSS != 0;
+            suspect |= ones((split[l] != 0) | never_written | written_now | cross) & on[l];
         }
         if suspect != 0 {
             return false;
@@ -585,6 +735,9 @@ impl SharedMemory {
         let values: [u32; 32] = std::array::from_fn(|l| values[l] as u32);
         let c = &mut self.word_cells;
         if self.check_hazards {
+            if self.inflight_total > 0 {
+                return false;
+            }
             let words = lanes32(&self.words, at);
             let split = lanes32(&self.split, at);
             let (w_epoch, w_thread, flags) = (lanes32(&c.w_epoch, at), lanes32(&c.w_thread, at), lanes32(&c.flags, at));
@@ -601,7 +754,8 @@ impl SharedMemory {
                     w_epoch[l] == epoch && (w_thread[l] != threads[l] || flags[l] & W_MANY != 0) && !unchanged;
                 let other_reader =
                     r_epoch[l] == epoch && (r_first[l] != threads[l] || r_other[l] != NONE || r_last[l] != threads[l]);
-                suspect |= ones((split[l] != 0) | other_writer | other_reader) & on[l];
+                let cross = flags[l] & CROSS != 0;
+                suspect |= ones((split[l] != 0) | other_writer | other_reader | cross) & on[l];
             }
             if suspect != 0 {
                 return false;
@@ -831,6 +985,7 @@ mod tests {
             other_block: None,
             buffer: None,
             same_warp: false,
+            peer: None,
         };
         assert!(s.defer_uninitialised(4, finding.clone()).is_none());
         // Thread 40 writes it in the same epoch: the read raced with that write.

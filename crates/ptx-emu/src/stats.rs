@@ -17,6 +17,11 @@ pub struct PcStats {
     pub sectors: u64,
     /// ceil(active lanes x access bytes / 32), summed.
     pub ideal_sectors: u64,
+    /// Bulk copies (`cp.async.bulk`): the bytes they moved and the distinct 32-byte sectors
+    /// of global memory they read, kept apart from `sectors` (whether the hardware metric
+    /// counts them is the caller's to say: docs/measurements.md).
+    pub bulk_bytes: u64,
+    pub bulk_sectors: u64,
 }
 
 /// A hazard or fault location before it is turned into words.
@@ -41,6 +46,9 @@ pub struct RawFinding {
     pub buffer: Option<BufferId>,
     /// A shared race between two lanes of one warp (what `__syncwarp()` would order).
     pub same_warp: bool,
+    /// A shared-memory finding in another block's memory (distributed shared memory): that
+    /// block. None for the accessing block's own memory.
+    pub peer: Option<[u32; 3]>,
 }
 
 /// What a traced access is: a global or shared load or store, or a barrier the block
@@ -74,6 +82,10 @@ pub struct TracedAccess {
     pub bytes: u32,
     /// The bits loaded or stored (the diagram matches shared loads to input values).
     pub value: u64,
+    /// A shared access to another block's memory (distributed shared memory in a cluster):
+    /// that block's index in the grid.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub peer: Option<[u32; 3]>,
 }
 
 /// At most this many lines and bytes of `printf` text are kept per launch; the rest is
@@ -209,6 +221,8 @@ impl Tally {
             a.global_lanes += b.global_lanes;
             a.sectors += b.sectors;
             a.ideal_sectors += b.ideal_sectors;
+            a.bulk_bytes += b.bulk_bytes;
+            a.bulk_sectors += b.bulk_sectors;
         }
         self.shared_requests += other.shared_requests;
         self.bank_conflicts += other.bank_conflicts;

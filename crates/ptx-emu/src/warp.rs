@@ -19,8 +19,31 @@ pub enum WarpState {
     Running,
     /// Every path of the warp that has not exited waits at a block barrier.
     AtBarrier,
+    /// The warp's lanes all found an mbarrier phase not yet complete (`mbarrier.try_wait`):
+    /// it runs again once an mbarrier of its block completes a phase.
+    MbarWait,
     Done,
 }
+
+/// The `BarrierWait::id` of a path waiting at `barrier.cluster.wait`.
+pub const CLUSTER_BARRIER: u8 = u8::MAX - 1;
+
+/// A `cp.async` copy a lane issued that has not landed yet: its bytes, already read from
+/// global memory, and where they go.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PendingCopy {
+    pub lane: u8,
+    /// The lane's commit group (`UNCOMMITTED` until `cp.async.commit_group`).
+    pub group: u32,
+    /// Shared offset in the warp's own block.
+    pub dst: u64,
+    pub bytes: u8,
+    pub data: [u8; 16],
+    /// The `cp.async` instruction.
+    pub pc: u32,
+}
+
+pub const UNCOMMITTED: u32 = u32::MAX;
 
 /// The `BarrierWait::id` of a path waiting for the rest of its warp at a warp-level `.sync`
 /// instruction (not a block barrier).
@@ -120,6 +143,11 @@ pub struct Warp {
     pub local: Vec<u8>,
     /// The order of the lanes' memory accesses that warp-level barriers make.
     pub clock: WarpClock,
+    /// Lanes that arrived at the cluster barrier in its current phase.
+    pub cluster_arrived: u32,
+    /// `cp.async` copies in flight, and each lane's count of committed groups.
+    pub copies: Vec<PendingCopy>,
+    pub committed: [u32; 32],
     /// The (first, lanes, threads, dims) the lane layout above (`valid`, `tid`, `linear`,
     /// `lane_id`) was computed for: the same for every block of a launch, so computed once
     /// (three divisions per thread were a tenth of a launch).
@@ -150,6 +178,9 @@ impl Warp {
             self.lay_out_lanes(first, lanes, threads, dims);
         }
         self.exited = 0;
+        self.cluster_arrived = 0;
+        self.copies.clear();
+        self.committed = [0; 32];
         self.clock.reset();
         self.parked.clear();
         self.stack.clear();

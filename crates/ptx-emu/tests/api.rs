@@ -82,6 +82,7 @@ fn setup(wrap: u32, elements: usize) -> Setup {
         step_budget: 1 << 20,
         lanes_per_warp: 32,
         fetch_map: None,
+        cluster: None,
     };
     Setup {
         program,

@@ -2,6 +2,7 @@
 //! cannot execute exactly is rejected here, naming its opcode and PTX line, so nothing is
 //! ever executed wrongly in silence.
 
+mod async_ops;
 mod atomic;
 mod numeric;
 mod sync;
@@ -41,6 +42,7 @@ pub fn decode_entry(module: &ast::Module, name: &str) -> Result<Program, PtxErro
         const_data: decoder.const_data,
         reconverge,
         reqntid: function.reqntid,
+        cluster_dims: function.cluster_dims,
         files: module.files.clone(),
         globals: decoder.globals,
     })
@@ -366,6 +368,10 @@ impl Decoder {
                 return Ok(self.numeric(i, base, mods, ty)?.into());
             }
             "atom" | "red" => return Ok(self.atomic(i, base == "red", mods)?.into()),
+            "cp" => return Ok(Work::Async(self.cp_async(i, mods)?).into()),
+            "mbarrier" => return self.mbarrier(i, mods),
+            "mapa" => return self.mapa(i, mods),
+            "barrier" if has("cluster") => return self.cluster_barrier(i, mods),
             "bar" | "barrier" if !has("warp") => return Ok(self.barrier(i, mods)?.into()),
             "shfl" | "vote" | "match" | "activemask" | "redux" | "bar" | "barrier" => {
                 return Ok(self.warp_level(i, base, mods)?.into());
@@ -605,7 +611,9 @@ impl Decoder {
                 let to = has("to");
                 let space = if has("global") {
                     MemSpace::Global
-                } else if has("shared") {
+                } else if has("shared") || has("shared::cta") || has("shared::cluster") {
+                    // One window for both: a `.shared::cta` address is also the block's own
+                    // `.shared::cluster` address.
                     MemSpace::Shared
                 } else if has("local") {
                     MemSpace::Local
@@ -878,7 +886,8 @@ impl Decoder {
         for m in mods {
             match *m {
                 "global" => space = MemSpace::Global,
-                "shared" => space = MemSpace::Shared,
+                "shared" | "shared::cta" => space = MemSpace::Shared,
+                "shared::cluster" => space = MemSpace::SharedCluster,
                 "local" => space = MemSpace::Local,
                 "param" => space = MemSpace::Param,
                 "const" => space = MemSpace::Const,
@@ -901,7 +910,9 @@ impl Decoder {
             if space == MemSpace::Generic {
                 return Err("a generic access to a named variable is not supported".into());
             }
-            if sym_space != space {
+            // A block's own shared variable is also its `.shared::cluster` address.
+            let own_shared = sym_space == MemSpace::Shared && space == MemSpace::SharedCluster;
+            if sym_space != space && !own_shared {
                 return Err(format!("symbol is in {sym_space:?} space but accessed as {space:?}"));
             }
         }
@@ -984,6 +995,13 @@ fn special(name: &str) -> Option<Special> {
         "%lanemask_gt" => Special::LaneMaskGt,
         "%lanemask_ge" => Special::LaneMaskGe,
         "%dynamic_smem_size" => Special::DynamicSmemSize,
+        "%cluster_ctaid" => Special::ClusterCtaid(dim(part)?),
+        "%cluster_nctaid" => Special::ClusterNctaid(dim(part)?),
+        "%cluster_ctarank" => Special::ClusterCtarank,
+        "%cluster_nctarank" => Special::ClusterNctarank,
+        "%clusterid" => Special::ClusterId(dim(part)?),
+        "%nclusterid" => Special::NClusterId(dim(part)?),
+        "%is_explicit_cluster" => Special::IsExplicitCluster,
         _ => return None,
     })
 }

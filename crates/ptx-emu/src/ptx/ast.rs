@@ -122,6 +122,8 @@ pub struct Function {
     /// `.reqntid` / `.maxntid`, when given.
     pub reqntid: Option<[u32; 3]>,
     pub maxntid: Option<[u32; 3]>,
+    /// `.reqnctapercluster` (`__cluster_dims__`), when given.
+    pub cluster_dims: Option<[u32; 3]>,
     pub ptx_line: u32,
 }
 

@@ -97,8 +97,19 @@ pub fn tokenize(text: &str) -> Result<Vec<Token>, LexError> {
             tokens.push(Token { tok, line });
         } else if is_word_start(c) {
             let start = i;
-            while i < chars.len() && is_word_char(chars[i]) {
-                i += 1;
+            loop {
+                while i < chars.len() && is_word_char(chars[i]) {
+                    i += 1;
+                }
+                // A state space or qualifier with a scope inside an opcode, `ld.shared::cluster`,
+                // `mbarrier::complete_tx::bytes`, `L2::128B`: the `::` belongs to the word.
+                let scoped = chars.get(i) == Some(&':')
+                    && chars.get(i + 1) == Some(&':')
+                    && chars.get(i + 2).is_some_and(|c| c.is_ascii_alphanumeric());
+                if !scoped {
+                    break;
+                }
+                i += 2;
             }
             tokens.push(Token {
                 tok: Tok::Word(chars[start..i].iter().collect()),

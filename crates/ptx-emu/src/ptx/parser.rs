@@ -29,6 +29,7 @@ pub fn parse_module(text: &str) -> Result<Module, PtxError> {
         tokens,
         pos: 0,
         loc: (0, 0, 0),
+        call_sites: std::collections::HashMap::new(),
     };
     parser.module()
 }
@@ -49,6 +50,8 @@ struct Parser {
     tokens: Vec<Token>,
     pos: usize,
     loc: (u32, u32, u32),
+    /// The outermost call site of each inlined location seen so far (see `.loc`).
+    call_sites: std::collections::HashMap<(u32, u32, u32), (u32, u32, u32)>,
 }
 
 impl Parser {
@@ -251,12 +254,13 @@ impl Parser {
             body: Vec::new(),
             reqntid: None,
             maxntid: None,
+            cluster_dims: None,
             ptx_line,
         };
         // Performance directives before the body.
         loop {
             match self.peek() {
-                Some(Tok::Word(w)) if w == ".reqntid" || w == ".maxntid" => {
+                Some(Tok::Word(w)) if w == ".reqntid" || w == ".maxntid" || w == ".reqnctapercluster" => {
                     let which = w.clone();
                     self.pos += 1;
                     let mut dims = [1u32; 3];
@@ -266,10 +270,10 @@ impl Parser {
                             *d = self.int()? as u32;
                         }
                     }
-                    if which == ".reqntid" {
-                        function.reqntid = Some(dims)
-                    } else {
-                        function.maxntid = Some(dims)
+                    match which.as_str() {
+                        ".reqntid" => function.reqntid = Some(dims),
+                        ".maxntid" => function.maxntid = Some(dims),
+                        _ => function.cluster_dims = Some(dims),
                     }
                 }
                 Some(Tok::Word(w)) if w.starts_with('.') && w != ".reg" => {
@@ -467,15 +471,21 @@ impl Parser {
                     self.pos += 1;
                     let mut loc = (self.int()? as u32, self.int()? as u32, self.int()? as u32);
                     // `, function_name $L__info_string0, inlined_at f l c` may follow on the same
-                    // line, nested: code inlined from a helper is attributed to the outermost
-                    // call site, the line the learner wrote.
+                    // line: code inlined from a helper is attributed to the outermost call
+                    // site, the line the learner wrote. The call site is itself a location
+                    // the PTX gave earlier, maybe inlined too (a header calling a header:
+                    // `__pipeline_memcpy_async` is four calls deep), so each location's
+                    // outermost call site is remembered and followed.
+                    let own = loc;
                     while self.tokens.get(self.pos).is_some_and(|t| t.line == line) {
                         if self.is_word("inlined_at") {
                             self.pos += 1;
                             if let (Some(Tok::Int(f)), Some(Tok::Int(l)), Some(Tok::Int(c))) =
                                 (self.peek().cloned(), self.peek_at(1).cloned(), self.peek_at(2).cloned())
                             {
-                                loc = (f as u32, l as u32, c as u32);
+                                let site = (f as u32, l as u32, c as u32);
+                                loc = self.call_sites.get(&site).copied().unwrap_or(site);
+                                self.call_sites.insert(own, loc);
                                 self.pos += 3;
                                 continue;
                             }
