@@ -101,16 +101,32 @@ impl Backends {
     /// available; `auto` the GPU when one is usable, else the emulator with a notice. With
     /// it, the backend that counts sectors when the chosen one may not: the emulator beside
     /// a GPU (whose counters a user without profiling rights cannot read).
-    pub fn acquire(&mut self, choice: BackendChoice) -> Result<Acquired<'_>, KernelFault> {
+    ///
+    /// A lesson that launches thread-block clusters (`needs_clusters`) needs a GPU of compute
+    /// capability 9.0 or later; on an older one `auto` runs it on the emulator and says why.
+    pub fn acquire(&mut self, choice: BackendChoice, needs_clusters: bool) -> Result<Acquired<'_>, KernelFault> {
         let gpu_opened = match choice {
             BackendChoice::Emu => Err(None),
-            BackendChoice::Gpu | BackendChoice::Auto => self.open_gpu().map(|_| ()).map_err(Some),
+            BackendChoice::Gpu | BackendChoice::Auto => self
+                .open_gpu()
+                .and_then(|gpu| match gpu.device.compute_capability {
+                    (major, minor) if needs_clusters && major < 9 => Err(KernelFault::Infrastructure {
+                        message: format!(
+                            "this lesson launches thread-block clusters, which need a GPU of compute capability 9.0 \
+                             (Hopper) or later, and this one is {major}.{minor}: the emulator runs it"
+                        ),
+                    }),
+                    _ => Ok(()),
+                })
+                .map_err(Some),
         };
         match (gpu_opened, choice) {
             (Ok(()), _) => Ok((self.gpu.as_mut().expect("opened"), Some(&mut self.emulator), None)),
             (Err(Some(fault)), BackendChoice::Gpu) => Err(fault),
             (Err(Some(fault)), _) => {
-                let notice = if self.gpu_present() {
+                let notice = if needs_clusters && self.gpu.is_some() {
+                    format!("{}; ran on the emulator", fault.message().trim_end_matches(": the emulator runs it"))
+                } else if self.gpu_present() {
                     format!(
                         "a GPU was found but is not usable ({}); ran on the emulator",
                         fault.message()
@@ -166,7 +182,7 @@ impl Backends {
             // The kernel compiles while a GPU worker starts (its Hello takes a few hundred
             // milliseconds); on a warm worker or the emulator this costs nothing.
             let early = EarlyCompile::start(scope, lesson, request);
-            match self.acquire(choice) {
+            match self.acquire(choice, lesson.cluster.is_some()) {
                 Ok((backend, counter, notice)) => {
                     let on_emulator = backend.info().kind == crate::backend::BackendKind::Emulator;
                     let stages = run_stages(lesson, request, backend, counter, early, progress, cancel);

@@ -66,7 +66,11 @@ pub fn check(lesson: &Lesson, request: &RunRequest, sizes: &[u32]) -> HazardChec
 fn summarise(lesson: &Lesson, request: &RunRequest, sizes: Vec<u32>, report: &RunReport) -> HazardCheck {
     let all_correct = report.sizes.len() == sizes.len() && report.sizes.iter().all(|s| s.passed());
     let outcome = match report.verdict {
-        Verdict::CompileError | Verdict::ContractError | Verdict::InfraError | Verdict::KernelFault => {
+        Verdict::CompileError
+        | Verdict::ContractError
+        | Verdict::InfraError
+        | Verdict::KernelFault
+        | Verdict::EmulatorLimit => {
             verdict_name(report.verdict)
         }
         _ if all_correct => "correct".to_string(),

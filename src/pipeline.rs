@@ -506,10 +506,11 @@ impl<'a> Run<'a> {
     }
 
     fn finish_with_fault(&mut self, fault: KernelFault) {
-        let verdict = if fault.is_infrastructure() {
-            Verdict::InfraError
-        } else {
-            Verdict::KernelFault
+        let verdict = match &fault {
+            _ if fault.is_infrastructure() => Verdict::InfraError,
+            KernelFault::Unsupported { .. } => Verdict::EmulatorLimit,
+            KernelFault::LaunchRefused { .. } => Verdict::ContractError,
+            _ => Verdict::KernelFault,
         };
         self.set_verdict(verdict, fault.message());
         self.report.fault = Some(fault);

@@ -33,6 +33,7 @@ pub fn run(course_dir: &Path, lesson_id: &str, kernel: &Path, sizes: &[u32], jso
         "compile-error" => Verdict::CompileError.exit_code(),
         "contract-error" => Verdict::ContractError.exit_code(),
         "infra-error" => Verdict::InfraError.exit_code(),
+        "emulator-limit" => Verdict::EmulatorLimit.exit_code(),
         _ => Verdict::KernelFault.exit_code(),
     }
 }

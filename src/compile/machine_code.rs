@@ -339,7 +339,8 @@ fn out_of_loop(ptx: &str, sass: &str) -> Vec<OutOfLoop> {
 }
 
 /// The file the PTX's `.loc 1 ...` lines name (`.file 1 "name"`): the kernel's own source.
-pub(super) fn kernel_file(ptx: &str) -> String {
+/// The path of the kernel's own source file in the PTX (`.file 1`).
+pub fn kernel_file(ptx: &str) -> String {
     ptx.lines()
         .find_map(|l| l.trim().strip_prefix(".file").map(str::trim))
         .and_then(|rest| rest.strip_prefix('1'))

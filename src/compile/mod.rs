@@ -15,7 +15,7 @@ mod rustc;
 
 pub use contract_probe::PROBE_FILE;
 pub use diagnostics::{Diagnostic, Severity, parse_nvrtc_log};
-pub use machine_code::{MachineCode, MachineCodeLine, REFERENCE_SM};
+pub use machine_code::{MachineCode, MachineCodeLine, REFERENCE_SM, kernel_file};
 pub use nvrtc::nvrtc_version;
 pub use rustc::{PRELUDE, parse_rustc_json, rust_signature, rust_toolchain};
 

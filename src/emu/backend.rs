@@ -71,7 +71,7 @@ impl EmulatorBackend {
             return Ok(prog.clone());
         }
         let prog = load_program(&kernel.ptx, &kernel.entry).map_err(|e| KernelFault::Unsupported {
-            message: format!("the emulator cannot run this kernel: {e}"),
+            message: unsupported_message(&kernel.ptx, &e),
         })?;
         let prog = Arc::new(prog);
         self.program = Some((kernel.ptx.clone(), prog.clone()));
@@ -297,6 +297,26 @@ fn place(prog: &Program, f: &EmuFault) -> ThreadPlace {
         thread: f.thread.unwrap_or([0; 3]),
         line: line_of(prog, f.pc),
     }
+}
+
+/// What the learner reads when the emulator cannot decode the kernel: the instruction, the
+/// line of *their* file it came from (for code inlined from a CUDA header, the call they
+/// wrote), and that this is the emulator's limit, not their kernel's fault.
+pub fn unsupported_message(ptx: &str, e: &crate::ptx::PtxError) -> String {
+    let from = match ptx_emu::ptx::source_of(ptx, e.line) {
+        Some((file, line)) if file == crate::compile::kernel_file(ptx) => format!(", which line {line} of your kernel led to"),
+        Some((file, line)) => {
+            let name = std::path::Path::new(&file).file_name().map_or(file.clone(), |n| n.to_string_lossy().into_owned());
+            format!(", from line {line} of {name}")
+        }
+        None => String::new(),
+    };
+    format!(
+        "the emulator cannot run this kernel: {} (PTX line {}){from}. This is a limit of haloscope's emulator, not a \
+         fault of your kernel: on a GPU it runs as written (the GPU backend, where one is present); \
+         `haloscope emulator-coverage` lists what the emulator runs",
+        e.message, e.line
+    )
 }
 
 /// `block (x,y,z)`, for faults that know the block but not the thread.

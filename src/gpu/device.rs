@@ -212,6 +212,18 @@ impl Device {
         if self.printf_gated {
             self.set_printf_gate(self.printf_cap)?;
         }
+        if let Some(cluster) = lesson.cluster {
+            let mut values: Vec<*mut std::ffi::c_void> = lesson
+                .params
+                .iter()
+                .map(|p| match p.kind {
+                    ParamKind::ConstFloatPtr => &in_ptr as *const sys::CUdeviceptr as *mut std::ffi::c_void,
+                    ParamKind::FloatPtr => &out_ptr as *const sys::CUdeviceptr as *mut std::ffi::c_void,
+                    ParamKind::Int => &n_arg as *const i32 as *mut std::ffi::c_void,
+                })
+                .collect();
+            return self.launch_in_clusters(f, lesson, grid, cluster, &mut values);
+        }
         let cfg = LaunchConfig {
             grid_dim: (grid[0], grid[1], grid[2]),
             block_dim: (lesson.block[0], lesson.block[1], lesson.block[2]),
@@ -220,6 +232,45 @@ impl Device {
         // SAFETY: the arguments match the signature NVRTC checked against the contract.
         unsafe { builder.launch(cfg) }?;
         Ok(())
+    }
+
+    /// A launch in thread-block clusters of `cluster` blocks (sm_90 and later), which
+    /// cudarc's launch builder does not make: `cuLaunchKernelEx` with the cluster-dimension
+    /// attribute. `args` point at the kernel's argument values, in order.
+    fn launch_in_clusters(
+        &self,
+        f: &CudaFunction,
+        lesson: &Contract,
+        grid: [u32; 3],
+        cluster: [u32; 3],
+        args: &mut [*mut std::ffi::c_void],
+    ) -> Result<(), DriverError> {
+        let mut attribute = sys::CUlaunchAttribute {
+            id: sys::CUlaunchAttributeID::CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION,
+            pad: [0; 4],
+            // SAFETY: an all-zero attribute value is valid; the cluster shape is set below.
+            value: unsafe { std::mem::zeroed() },
+        };
+        attribute.value.clusterDim.x = cluster[0];
+        attribute.value.clusterDim.y = cluster[1];
+        attribute.value.clusterDim.z = cluster[2];
+        let config = sys::CUlaunchConfig {
+            gridDimX: grid[0],
+            gridDimY: grid[1],
+            gridDimZ: grid[2],
+            blockDimX: lesson.block[0],
+            blockDimY: lesson.block[1],
+            blockDimZ: lesson.block[2],
+            sharedMemBytes: lesson.dynamic_shared_bytes,
+            hStream: self.stream.cu_stream(),
+            attrs: &mut attribute,
+            numAttrs: 1,
+        };
+        self.ctx.bind_to_thread()?;
+        // SAFETY: the config and the argument values outlive the call, the arguments match
+        // the signature NVRTC checked against the contract, and the function belongs to this
+        // context.
+        unsafe { sys::cuLaunchKernelEx(&config, f.cu_function(), args.as_mut_ptr(), std::ptr::null_mut()) }.result()
     }
 }
 

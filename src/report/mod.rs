@@ -64,6 +64,9 @@ pub enum Verdict {
     ContractError,
     /// The kernel crashed, hung, raced, read uninitialised shared memory or went out of bounds.
     KernelFault,
+    /// The emulator cannot run an instruction the kernel uses: a limit of the emulator, not a
+    /// fault of the kernel (a GPU runs it).
+    EmulatorLimit,
     /// Not the kernel's fault: no NVRTC, no backend, a broken lesson, a failed worker.
     InfraError,
 }
@@ -78,6 +81,7 @@ impl Verdict {
             Verdict::CompileError => "compile-error",
             Verdict::ContractError => "contract-error",
             Verdict::KernelFault => "kernel-fault",
+            Verdict::EmulatorLimit => "emulator-limit",
             Verdict::InfraError => "infra-error",
         }
     }
@@ -91,6 +95,7 @@ impl Verdict {
             Verdict::CompileError => 12,
             Verdict::ContractError => 13,
             Verdict::KernelFault => 14,
+            Verdict::EmulatorLimit => 15,
             Verdict::InfraError => 20,
         }
     }
@@ -108,6 +113,7 @@ impl Verdict {
             Verdict::CompileError => "FAIL (compile error)",
             Verdict::ContractError => "FAIL (contract)",
             Verdict::KernelFault => "FAIL (kernel fault)",
+            Verdict::EmulatorLimit => "NOT RUN (emulator limit)",
             Verdict::InfraError => "ERROR (infrastructure)",
         }
     }

@@ -124,6 +124,45 @@ pub const SAMPLES: &[(&str, &str)] = &[
     ("special", "mov.u32 %r1, %lanemask_lt;"),
     ("special", "mov.u64 %rd1, %clock64;"),
     ("special", "mov.u32 %r1, %dynamic_smem_size;"),
+    ("special", "mov.u32 %r1, %cluster_ctarank;"),
+    ("special", "mov.u32 %r1, %cluster_ctaid.x;"),
+    ("special", "mov.u32 %r1, %cluster_nctaid.y;"),
+    ("special", "mov.u32 %r1, %clusterid.x;"),
+    ("special", "mov.u32 %r1, %is_explicit_cluster;"),
+    ("async copy", "cp.async.ca.shared.global [sh], [%rd1], 4;"),
+    ("async copy", "cp.async.cg.shared.global [%r1], [%rd1], 16, %r2;"),
+    ("async copy", "cp.async.commit_group;"),
+    ("async copy", "cp.async.wait_group 1;"),
+    ("async copy", "cp.async.wait_all;"),
+    ("async copy", "cp.async.mbarrier.arrive.noinc.shared.b64 [sh];"),
+    (
+        "async copy",
+        "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%r1], [%rd1], %r2, [%r3];",
+    ),
+    ("async copy", "cp.async.bulk.prefetch.L2.global [%rd1], %r2;"),
+    (
+        "async copy",
+        "cp.async.bulk.tensor.1d.shared::cluster.global.mbarrier::complete_tx::bytes [%r1], [%rd1, {%r2}], [%r3];",
+    ),
+    ("mbarrier", "mbarrier.init.shared.b64 [sh], %r1;"),
+    ("mbarrier", "mbarrier.arrive.shared::cta.b64 %rd1, [%r1], 1;"),
+    ("mbarrier", "mbarrier.arrive.expect_tx.release.cta.shared::cta.b64 %rd1, [%r1], %r2;"),
+    ("mbarrier", "mbarrier.arrive.release.cluster.shared::cluster.b64 _, [%r1];"),
+    ("mbarrier", "mbarrier.arrive_drop.shared.b64 %rd1, [sh];"),
+    ("mbarrier", "mbarrier.expect_tx.relaxed.cta.shared::cta.b64 [%r1], %r2;"),
+    ("mbarrier", "mbarrier.try_wait.shared::cta.b64 %p1, [%r1], %rd1;"),
+    ("mbarrier", "mbarrier.try_wait.parity.acquire.cta.shared::cta.b64 %p1, [%r1], %r2;"),
+    ("mbarrier", "mbarrier.test_wait.parity.shared.b64 %p1, [sh], 0;"),
+    ("mbarrier", "mbarrier.pending_count.b64 %r1, %rd1;"),
+    ("mbarrier", "mbarrier.inval.shared.b64 [sh];"),
+    ("cluster", "mapa.shared::cluster.u32 %r1, %r2, %r3;"),
+    ("cluster", "mapa.u64 %rd1, %rd2, %r3;"),
+    ("cluster", "ld.shared::cluster.f32 %f1, [%r1+4];"),
+    ("cluster", "st.shared::cluster.u32 [%r1], %r2;"),
+    ("cluster", "barrier.cluster.arrive;"),
+    ("cluster", "barrier.cluster.arrive.release.aligned;"),
+    ("cluster", "barrier.cluster.wait.acquire;"),
+    ("cluster", "atom.shared::cluster.add.u32 %r1, [%r2], 1;"),
     ("texture", "tex.2d.v4.f32.f32 {%f1, %f2, %f3, %f4}, [t, {%f5, %f6}];"),
 ];
 
@@ -158,7 +197,13 @@ mod tests {
             .map(|(_, t, why)| format!("{t}: {}", why.unwrap()))
             .collect();
         // What is still missing is listed in docs/emulator.md; this pins the list.
-        let expected_missing = ["ld.global.b128", "atom.global.add.noftz.f16", "brx.idx"];
+        let expected_missing = [
+            "ld.global.b128",
+            "atom.global.add.noftz.f16",
+            "brx.idx",
+            "cp.async.bulk.tensor",
+            "atom.shared::cluster",
+        ];
         assert_eq!(unsupported.len(), expected_missing.len(), "{unsupported:#?}");
         for (line, want) in unsupported.iter().zip(expected_missing) {
             assert!(line.contains(want), "{line} should be about {want}");

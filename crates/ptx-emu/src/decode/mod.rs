@@ -175,9 +175,11 @@ impl Decoder {
                     });
                 }
                 Statement::Instruction(i) => {
+                    // The source line is not in the message: `ptx::source_of` finds it (the
+                    // call site in the learner's file, for code inlined from a header).
                     let kind = self.kind(i).map_err(|message| PtxError {
                         line: i.ptx_line,
-                        message: format!("`{}` (source line {}): {message}", i.opcode_text(), i.loc.1),
+                        message: format!("`{}`: {message}", i.opcode_text()),
                     })?;
                     let guard = match &i.guard {
                         Some((name, negate)) => Some(PredSrc {
@@ -368,6 +370,8 @@ impl Decoder {
                 return Ok(self.numeric(i, base, mods, ty)?.into());
             }
             "atom" | "red" => return Ok(self.atomic(i, base == "red", mods)?.into()),
+            // `cp.async.bulk.prefetch`: a hint to fill L2, no data moves (a no-op, like `prefetch`).
+            "cp" if has("prefetch") => return Ok(Work::Nop.into()),
             "cp" => return Ok(Work::Async(self.cp_async(i, mods)?).into()),
             "mbarrier" => return self.mbarrier(i, mods),
             "mapa" => return self.mapa(i, mods),

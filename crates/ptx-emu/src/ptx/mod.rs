@@ -8,3 +8,20 @@ pub mod lexer;
 pub mod parser;
 
 pub use parser::{PtxError, parse_module, type_bytes};
+
+/// The source file and line of the instruction on PTX line `ptx_line`: for code inlined from
+/// a header, the outermost call site (the line the learner wrote). None when the text does
+/// not parse or no instruction is on that line.
+pub fn source_of(ptx: &str, ptx_line: u32) -> Option<(String, u32)> {
+    let module = parse_module(ptx).ok()?;
+    let (file, line, _) = module
+        .functions
+        .iter()
+        .flat_map(|f| f.body.iter())
+        .find_map(|s| match s {
+            ast::Statement::Instruction(i) if i.ptx_line == ptx_line => Some(i.loc),
+            _ => None,
+        })?;
+    let path = module.files.iter().find(|(index, _)| *index == file)?.1.clone();
+    (line > 0).then_some((path, line))
+}
