@@ -237,6 +237,9 @@ fn result(cx: &ViewContext, ui: &mut Ui) {
             p.launches, p.n, p.average_active_lanes
         ));
         ui.label(RichText::new(&p.source).small());
+        if let Some(bulk) = &p.bulk_copies {
+            ui.colored_label(ui.visuals().warn_fg_color, bulk.note());
+        }
         if let Some(why) = &p.counted_by_emulator_because {
             // The GPU checked and timed the kernel; only its counters were out of reach.
             ui.colored_label(

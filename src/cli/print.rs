@@ -65,6 +65,9 @@ pub fn print_report(lesson: &Lesson, report: &RunReport) {
             thousands(profile.ideal_sectors)
         );
         println!("         {}", profile.source);
+        if let Some(bulk) = &profile.bulk_copies {
+            println!("         {}", bulk.note());
+        }
         if profile.counted_by_emulator_because.is_some() {
             println!("         {}", crate::gpu::permission::HOW_TO_ALLOW);
         }

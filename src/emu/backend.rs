@@ -268,7 +268,30 @@ pub fn sector_profile(
         requests: stats.shared_requests * k,
         bank_conflicts: stats.bank_conflicts * k,
     };
+    profile.bulk_copies = bulk_copies(prog, stats, k);
     profile
+}
+
+/// The bulk copies' bytes and sectors per line, scaled by `k` launches: kept out of the
+/// sector figure, as the hardware metric keeps them (`BulkCopies`).
+fn bulk_copies(prog: &Program, stats: &LaunchStats, k: u64) -> Option<crate::report::BulkCopies> {
+    let mut per_line: std::collections::BTreeMap<u32, (u64, u64)> = Default::default();
+    for inst in prog.instructions() {
+        let s = &stats.per_pc[inst.pc as usize];
+        if s.bulk_bytes > 0 {
+            let entry = per_line.entry(inst.line).or_default();
+            entry.0 += s.bulk_bytes * k;
+            entry.1 += s.bulk_sectors * k;
+        }
+    }
+    if per_line.is_empty() {
+        return None;
+    }
+    Some(crate::report::BulkCopies {
+        bytes: per_line.values().map(|v| v.0).sum(),
+        sectors: per_line.values().map(|v| v.1).sum(),
+        per_line: per_line.into_iter().map(|(line, (b, s))| (line, b, s)).collect(),
+    })
 }
 
 /// The check's lines with the sectors the emulator saw their removed instructions issue.

@@ -13,7 +13,7 @@ mod profile;
 pub use crate::compile::listing::{InstructionAt, InstructionSectors};
 pub use fault::{Finding, FindingKind, KernelFault, ThreadPlace};
 pub use output::KernelOutput;
-pub use profile::{GlobalAccess, LineSectors, ProfileBuilder, SectorProfile, SharedStats};
+pub use profile::{BulkCopies, GlobalAccess, LineSectors, ProfileBuilder, SectorProfile, SharedStats};
 
 use crate::compile::{CompileFailure, Diagnostic};
 use crate::harness::SizeVerification;

@@ -102,6 +102,36 @@ pub struct SectorProfile {
     /// Why there is no such explanation, when there is none.
     #[serde(default)]
     pub moves_unavailable: Option<String>,
+    /// Global memory the kernel read by bulk copy, which `sectors` leaves out (the metric
+    /// does); None when it made none.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bulk_copies: Option<BulkCopies>,
+}
+
+/// Bytes Hopper's bulk copies (`cp.async.bulk`, the Tensor Memory Accelerator) moved from
+/// global memory over the profile run. The sector metric does not count them: its sectors
+/// are those of the SASS load and store instructions threads issue, and a bulk copy is done
+/// by the copy engine (measured on the H100, 2026-12-07: a kernel moving 8,192 sectors by bulk
+/// copy and storing 2,048 showed 2,048; docs/measurements.md).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct BulkCopies {
+    pub bytes: u64,
+    /// The distinct 32-byte sectors of global memory they read.
+    pub sectors: u64,
+    /// (source line, bytes, sectors).
+    pub per_line: Vec<(u32, u64, u64)>,
+}
+
+impl BulkCopies {
+    /// The sentence the run panel and the CLI show under the total.
+    pub fn note(&self) -> String {
+        format!(
+            "not in the figure: {} sectors ({} bytes) moved by bulk copies (cp.async.bulk); \
+             smsp__sass_sectors_mem_global counts only the loads and stores threads issue",
+            crate::report::thousands(self.sectors),
+            crate::report::thousands(self.bytes)
+        )
+    }
 }
 
 /// One source line's global memory instructions, as a backend counted them.
