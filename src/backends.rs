@@ -125,7 +125,10 @@ impl Backends {
             (Err(Some(fault)), BackendChoice::Gpu) => Err(fault),
             (Err(Some(fault)), _) => {
                 let notice = if needs_clusters && self.gpu.is_some() {
-                    format!("{}; ran on the emulator", fault.message().trim_end_matches(": the emulator runs it"))
+                    format!(
+                        "{}; ran on the emulator",
+                        fault.message().trim_end_matches(": the emulator runs it")
+                    )
                 } else if self.gpu_present() {
                     format!(
                         "a GPU was found but is not usable ({}); ran on the emulator",

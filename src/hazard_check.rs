@@ -70,9 +70,7 @@ fn summarise(lesson: &Lesson, request: &RunRequest, sizes: Vec<u32>, report: &Ru
         | Verdict::ContractError
         | Verdict::InfraError
         | Verdict::KernelFault
-        | Verdict::EmulatorLimit => {
-            verdict_name(report.verdict)
-        }
+        | Verdict::EmulatorLimit => verdict_name(report.verdict),
         _ if all_correct => "correct".to_string(),
         _ => verdict_name(Verdict::WrongResults),
     };

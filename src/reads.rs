@@ -6,6 +6,7 @@
 use crate::emu::{INPUT, OUTPUT, TraceSpace, TracedAccess};
 use crate::lesson::Lesson;
 use serde::{Deserialize, Serialize};
+use std::collections::HashMap;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub enum Neighbour {
@@ -62,6 +63,15 @@ pub enum ReadSource {
     Shared { offset: u64 },
     /// A global load of the neighbour's element.
     Global,
+    /// Shared memory of another block of the cluster (distributed shared memory): read from
+    /// that block's tile cell (row, column) directly, or (`copied`) from the block's own tile
+    /// cell (row, column) that a copy from that block's tile filled.
+    Neighbour {
+        block: [u32; 3],
+        row: u32,
+        col: u32,
+        copied: bool,
+    },
     /// No load in this step: the value was already in a register (the register sweep).
     Register,
 }
@@ -140,11 +150,18 @@ pub fn reads_of(lesson: &Lesson, n: u32, trace: &[TracedAccess], thread: [u32; 3
     let tile = TileShape::for_lesson(lesson);
     // Every input element the block loaded, and its bits: inputs are random, so a shared load
     // returning exactly an element's bits was served that element from shared memory.
-    let loaded: std::collections::HashMap<[i64; 3], u64> = trace
+    let loaded: HashMap<[i64; 3], u64> = trace
         .iter()
         .filter(|a| a.space == TraceSpace::Global && !a.store && a.buffer == Some(INPUT))
         .map(|a| (coords(n, dims, a.offset / 4), a.value))
         .collect();
+    // Values the block's threads read from other blocks' tiles (a cluster's distributed
+    // shared memory), by value: which block they came from, and the element they are.
+    let from_peers = peer_values(lesson, n, trace, &tile);
+    let mut loaded = loaded;
+    for (value, (_, element)) in &from_peers {
+        loaded.entry(*element).or_insert(*value);
+    }
     let mine: Vec<&TracedAccess> = trace.iter().filter(|a| a.thread == thread).collect();
     let mut start = 0;
     for (i, access) in mine.iter().enumerate() {
@@ -181,10 +198,24 @@ pub fn reads_of(lesson: &Lesson, n: u32, trace: &[TracedAccess], thread: [u32; 3
                         (own_row + if dims == 1 { 0 } else { d[1] }) as u32,
                         (own_col + d[0]) as u32,
                     );
-                    let source = match tile.cell_of(a.offset) {
-                        Some(cell) if cell == want => ReadSource::Tile {
-                            row: cell.0,
-                            col: cell.1,
+                    let source = match (a.peer, tile.cell_of(a.offset)) {
+                        (Some(block), Some((row, col))) => ReadSource::Neighbour {
+                            block,
+                            row,
+                            col,
+                            copied: false,
+                        },
+                        (None, Some(cell)) if cell == want => match from_peers.get(&a.value) {
+                            Some((block, _)) => ReadSource::Neighbour {
+                                block: *block,
+                                row: cell.0,
+                                col: cell.1,
+                                copied: true,
+                            },
+                            None => ReadSource::Tile {
+                                row: cell.0,
+                                col: cell.1,
+                            },
                         },
                         _ => ReadSource::Shared { offset: a.offset },
                     };
@@ -219,6 +250,33 @@ pub fn reads_of(lesson: &Lesson, n: u32, trace: &[TracedAccess], thread: [u32; 3
         });
     }
     None
+}
+
+/// The values the watched block read from other blocks' tiles, each with its block and the
+/// grid element that tile cell holds (the lessons' tile layout: own cell at (ty+1, tx+1)).
+fn peer_values(
+    lesson: &Lesson,
+    n: u32,
+    trace: &[TracedAccess],
+    tile: &TileShape,
+) -> HashMap<u64, ([u32; 3], [i64; 3])> {
+    let dims = lesson.stencil.dims;
+    trace
+        .iter()
+        .filter(|a| a.space == TraceSpace::Shared && !a.store)
+        .filter_map(|a| {
+            let block = a.peer?;
+            let (row, col) = tile.cell_of(a.offset)?;
+            let x = block[0] as i64 * lesson.block[0] as i64 + col as i64 - 1;
+            let y = if dims == 1 {
+                0
+            } else {
+                block[1] as i64 * lesson.block[1] as i64 + row as i64 - 1
+            };
+            let inside = x >= 0 && x < n as i64 && y >= 0 && y < n as i64;
+            inside.then_some((a.value, (block, [x, y, 0])))
+        })
+        .collect()
 }
 
 /// The block the emulator traces for the diagram: one away from the corner, so that its

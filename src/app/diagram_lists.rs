@@ -145,6 +145,7 @@ pub(super) fn sector_view(ui: &mut Ui, pal: &Palette, cx: &ViewContext) {
 pub(super) fn source_colour(pal: &Palette, source: ReadSource) -> Color32 {
     match source {
         ReadSource::Tile { .. } | ReadSource::Shared { .. } => pal.shared,
+        ReadSource::Neighbour { .. } => pal.neighbour,
         ReadSource::Global => pal.global,
         ReadSource::Register => pal.register,
     }
@@ -153,6 +154,7 @@ pub(super) fn source_colour(pal: &Palette, source: ReadSource) -> Color32 {
 pub(super) fn source_letter(source: ReadSource) -> &'static str {
     match source {
         ReadSource::Tile { .. } | ReadSource::Shared { .. } => "S",
+        ReadSource::Neighbour { .. } => "N",
         ReadSource::Global => "G",
         ReadSource::Register => "R",
     }
@@ -162,6 +164,18 @@ pub(super) fn describe(source: ReadSource) -> String {
     match source {
         ReadSource::Tile { row, col } => format!("shared tile [{row}][{col}]"),
         ReadSource::Shared { offset } => format!("shared memory (byte {offset})"),
+        ReadSource::Neighbour {
+            block: [bx, by, bz],
+            row,
+            col,
+            copied: false,
+        } => format!("the tile of neighbour block ({bx},{by},{bz}) in the cluster, cell [{row}][{col}]"),
+        ReadSource::Neighbour {
+            block: [bx, by, bz],
+            row,
+            col,
+            copied: true,
+        } => format!("shared tile [{row}][{col}], copied from neighbour block ({bx},{by},{bz})'s tile"),
         ReadSource::Global => "global memory".into(),
         ReadSource::Register => "a register (no load this step)".into(),
     }

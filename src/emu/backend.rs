@@ -327,9 +327,13 @@ fn place(prog: &Program, f: &EmuFault) -> ThreadPlace {
 /// wrote), and that this is the emulator's limit, not their kernel's fault.
 pub fn unsupported_message(ptx: &str, e: &crate::ptx::PtxError) -> String {
     let from = match ptx_emu::ptx::source_of(ptx, e.line) {
-        Some((file, line)) if file == crate::compile::kernel_file(ptx) => format!(", which line {line} of your kernel led to"),
+        Some((file, line)) if file == crate::compile::kernel_file(ptx) => {
+            format!(", which line {line} of your kernel led to")
+        }
         Some((file, line)) => {
-            let name = std::path::Path::new(&file).file_name().map_or(file.clone(), |n| n.to_string_lossy().into_owned());
+            let name = std::path::Path::new(&file)
+                .file_name()
+                .map_or(file.clone(), |n| n.to_string_lossy().into_owned());
             format!(", from line {line} of {name}")
         }
         None => String::new(),
