@@ -55,7 +55,7 @@ fn global_words<'a, 'n>((trace, name): NamedTrace<'a, 'n>) -> Vec<(&'a TracedAcc
     let mut out = Vec::new();
     for access in trace {
         match access.space {
-            TraceSpace::Barrier => barriers += 1,
+            TraceSpace::Barrier | TraceSpace::ClusterBarrier => barriers += 1,
             TraceSpace::Global => {
                 let written = writes.entry(access.thread).or_default();
                 let epoch = barriers + *written;

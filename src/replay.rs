@@ -16,7 +16,12 @@ pub enum StepKind {
     GlobalStore,
     SharedStore,
     SharedLoad,
+    /// A read or write of another block's tile in the cluster (distributed shared memory).
+    NeighbourLoad,
+    NeighbourStore,
     Barrier,
+    /// The cluster barrier: every thread of every block of the cluster arrived.
+    ClusterBarrier,
 }
 
 impl StepKind {
@@ -26,7 +31,10 @@ impl StepKind {
             StepKind::GlobalStore => "global store",
             StepKind::SharedStore => "shared store (tile write)",
             StepKind::SharedLoad => "shared load (tile read)",
+            StepKind::NeighbourLoad => "read of a neighbour block's tile (distributed shared memory)",
+            StepKind::NeighbourStore => "write into a neighbour block's tile (distributed shared memory)",
             StepKind::Barrier => "barrier: every warp of the block arrived",
+            StepKind::ClusterBarrier => "cluster barrier: every warp of every block of the cluster arrived",
         }
     }
 }
@@ -50,6 +58,8 @@ pub struct Step {
     pub accesses: Range<usize>,
     /// Global steps: the distinct sectors, in address order.
     pub sectors: Vec<SectorUse>,
+    /// Neighbour steps: the block whose tile it read or wrote.
+    pub peer: Option<[u32; 3]>,
 }
 
 impl Step {
@@ -74,13 +84,23 @@ pub struct Replay {
 }
 
 fn kind_of(a: &TracedAccess) -> Option<StepKind> {
-    Some(match (a.space, a.store) {
-        (TraceSpace::Global, false) => StepKind::GlobalLoad,
-        (TraceSpace::Global, true) => StepKind::GlobalStore,
-        (TraceSpace::Shared, true) => StepKind::SharedStore,
-        (TraceSpace::Shared, false) => StepKind::SharedLoad,
-        (TraceSpace::Barrier, _) => StepKind::Barrier,
+    Some(match (a.space, a.store, a.peer.is_some()) {
+        (TraceSpace::Global, false, _) => StepKind::GlobalLoad,
+        (TraceSpace::Global, true, _) => StepKind::GlobalStore,
+        (TraceSpace::Shared, true, false) => StepKind::SharedStore,
+        (TraceSpace::Shared, false, false) => StepKind::SharedLoad,
+        (TraceSpace::Shared, true, true) => StepKind::NeighbourStore,
+        (TraceSpace::Shared, false, true) => StepKind::NeighbourLoad,
+        (TraceSpace::Barrier, _, _) => StepKind::Barrier,
+        (TraceSpace::ClusterBarrier, _, _) => StepKind::ClusterBarrier,
     })
+}
+
+impl StepKind {
+    /// A barrier of the block or of its cluster: a mark on the timeline, no warp's step.
+    pub fn is_barrier(self) -> bool {
+        matches!(self, StepKind::Barrier | StepKind::ClusterBarrier)
+    }
 }
 
 impl Replay {
@@ -93,17 +113,14 @@ impl Replay {
         let mut lanes_seen = 0u32;
         for (i, a) in trace.accesses.iter().enumerate() {
             let Some(kind) = kind_of(a) else { continue };
-            let warp = if kind == StepKind::Barrier {
-                0
-            } else {
-                warp_of(a.thread)
-            };
+            let warp = if kind.is_barrier() { 0 } else { warp_of(a.thread) };
             let linear = a.thread[0] + block_dims[0] * (a.thread[1] + block_dims[1] * a.thread[2]);
             let lane_bit = 1u32 << (linear % 32);
             let continues = steps.last().is_some_and(|s| {
                 s.kind == kind
-                    && kind != StepKind::Barrier
+                    && !kind.is_barrier()
                     && s.warp == warp
+                    && s.peer == a.peer
                     && s.accesses.end == i
                     && trace.accesses[s.accesses.start].pc == a.pc
                     && lanes_seen & lane_bit == 0
@@ -120,13 +137,14 @@ impl Replay {
                     ptx_line: a.ptx_line,
                     accesses: i..i + 1,
                     sectors: Vec::new(),
+                    peer: a.peer,
                 });
                 lanes_seen = lane_bit;
             }
         }
         // Once every thread has used up its traced accesses (emu TRACE_CAP), only barrier
         // marks follow: they show nothing new, so the replay ends at the last access.
-        while steps.len() > 1 && steps.last().is_some_and(|s| s.kind == StepKind::Barrier) {
+        while steps.len() > 1 && steps.last().is_some_and(|s| s.kind.is_barrier()) {
             steps.pop();
         }
         for s in &mut steps {
@@ -163,11 +181,9 @@ impl Replay {
         self.steps.is_empty()
     }
 
-    /// Indices of the barrier steps.
+    /// Indices of the barrier steps (the block's and its cluster's).
     pub fn barriers(&self) -> Vec<usize> {
-        (0..self.steps.len())
-            .filter(|&k| self.steps[k].kind == StepKind::Barrier)
-            .collect()
+        (0..self.steps.len()).filter(|&k| self.steps[k].kind.is_barrier()).collect()
     }
 
     /// Warps in the block.
@@ -179,6 +195,8 @@ impl Replay {
     /// around the block for global memory (input or output), if it falls in the patch.
     pub fn cell_of(&self, a: &TracedAccess) -> Option<Cell> {
         match a.space {
+            // Another block's tile is not this block's patch.
+            TraceSpace::Shared if a.peer.is_some() => None,
             TraceSpace::Shared => self.tile.cell_of(a.offset).map(|(r, c)| (r as i64, c as i64)),
             TraceSpace::Global => {
                 let c = coords(self.n, self.dims, a.offset / 4);
@@ -187,7 +205,7 @@ impl Replay {
                 let (rows, cols) = (self.tile.rows as i64, self.tile.width as i64);
                 (row >= 0 && row < rows && col >= 0 && col < cols).then_some((row, col))
             }
-            TraceSpace::Barrier => None,
+            TraceSpace::Barrier | TraceSpace::ClusterBarrier => None,
         }
     }
 

@@ -279,7 +279,7 @@ fn draw(
     };
     let plane = &values[layout.first..layout.first + layout.cells];
     let max = plane.iter().copied().max().unwrap_or(0).max(1);
-    legend(ui, layer, max, pal);
+    legend(ui, layer, max, pal, lesson);
 
     let width = ui.available_width().max(100.0);
     let cell_w = width / layout.width as f32;

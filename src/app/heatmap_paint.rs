@@ -39,7 +39,7 @@ pub(super) fn colour(count: u32, layer: Layer, max: u32, dark: bool) -> Color32 
     }
 }
 
-pub(super) fn legend(ui: &mut Ui, layer: Layer, max: u32, pal: &Palette) {
+pub(super) fn legend(ui: &mut Ui, layer: Layer, max: u32, pal: &Palette, lesson: &Lesson) {
     ui.horizontal_wrapped(|ui| {
         let entries: Vec<(u32, String)> = match layer {
             Layer::Loads => (1..=5)
@@ -64,8 +64,16 @@ pub(super) fn legend(ui: &mut Ui, layer: Layer, max: u32, pal: &Palette) {
             ui.painter().rect_filled(rect, 2.0, colour(count, layer, max, true));
             ui.label(text);
         }
-        ui.label(RichText::new("lines: block boundaries").color(pal.text).small());
+        ui.label(RichText::new(boundaries_legend(lesson)).color(pal.text).small());
     });
+}
+
+/// What the heat map's lines are, in the legend.
+fn boundaries_legend(lesson: &Lesson) -> String {
+    match lesson.cluster {
+        Some([cx, cy, _]) => format!("lines: block boundaries, thick: {cx} x {cy} cluster boundaries"),
+        None => "lines: block boundaries".into(),
+    }
 }
 
 /// Thin lines on the block boundaries inside the window.
@@ -78,21 +86,30 @@ pub(super) fn block_lines(
     pal: &Palette,
 ) {
     let stroke = Stroke::new(1.0 * pal.stroke, pal.text.gamma_multiply(0.6));
+    // A cluster's edge (where its blocks' halo still comes from global memory) is drawn
+    // thicker than a block's edge inside it.
+    let cluster_stroke = Stroke::new(3.0 * pal.stroke, pal.text.gamma_multiply(0.9));
     let [ex, ey] = extent;
     let (bx, by) = (lesson.block[0], lesson.block[1]);
+    let [cx, cy, _] = lesson.cluster.unwrap_or([1, 1, 1]);
+    let clustered = lesson.cluster.is_some();
     let cell_w = rect.width() / ex as f32;
     let cell_h = rect.height() / ey as f32;
     for x in 1..ex {
         if (origin[0] + x).is_multiple_of(bx) {
             let px = rect.min.x + x as f32 * cell_w;
-            painter.line_segment([Pos2::new(px, rect.min.y), Pos2::new(px, rect.max.y)], stroke);
+            let edge = clustered && (origin[0] + x).is_multiple_of(bx * cx);
+            let s = if edge { cluster_stroke } else { stroke };
+            painter.line_segment([Pos2::new(px, rect.min.y), Pos2::new(px, rect.max.y)], s);
         }
     }
     if ey > 1 {
         for y in 1..ey {
             if (origin[1] + y).is_multiple_of(by) {
                 let py = rect.min.y + y as f32 * cell_h;
-                painter.line_segment([Pos2::new(rect.min.x, py), Pos2::new(rect.max.x, py)], stroke);
+                let edge = clustered && (origin[1] + y).is_multiple_of(by * cy);
+                let s = if edge { cluster_stroke } else { stroke };
+                painter.line_segment([Pos2::new(rect.min.x, py), Pos2::new(rect.max.x, py)], s);
             }
         }
     }

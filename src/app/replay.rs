@@ -122,7 +122,9 @@ fn kind_colour(kind: StepKind, pal: &Palette) -> Color32 {
         StepKind::GlobalStore => pal.global.gamma_multiply(0.55),
         StepKind::SharedStore => pal.shared,
         StepKind::SharedLoad => pal.shared.gamma_multiply(0.55),
-        StepKind::Barrier => pal.text,
+        StepKind::NeighbourLoad => pal.neighbour,
+        StepKind::NeighbourStore => pal.neighbour.gamma_multiply(0.55),
+        StepKind::Barrier | StepKind::ClusterBarrier => pal.text,
     }
 }
 
@@ -219,12 +221,15 @@ fn show(state: &mut ReplayState, cx: &ViewContext, ui: &mut Ui) {
     ui.label(format!(
         "step {} of {len}: {}{}, {}{depth}",
         k + 1,
-        if step.kind == StepKind::Barrier {
+        if step.kind.is_barrier() {
             String::new()
         } else {
             format!("warp {}, ", step.warp)
         },
-        step.kind.describe(),
+        match step.peer {
+            Some([bx, by, bz]) => format!("{} of block ({bx},{by},{bz})", step.kind.describe()),
+            None => step.kind.describe().to_string(),
+        },
         moves.step_line(step.line, step.ptx_line)
     ));
     if let Some(m) = moves.of_instruction(step.ptx_line) {

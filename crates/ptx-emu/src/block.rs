@@ -386,7 +386,13 @@ impl<'a> BlockRunner<'a> {
     }
 
     /// The watched block completed a barrier: a mark in its trace, for the replay.
-    fn trace_barrier(&mut self, pc: Option<u32>) {
+    pub(super) fn trace_barrier(&mut self, pc: Option<u32>) {
+        self.trace_mark(pc, super::stats::TraceSpace::Barrier);
+    }
+
+    /// A mark of `space` (a barrier of the block or of its cluster) in the watched block's
+    /// trace.
+    pub(super) fn trace_mark(&mut self, pc: Option<u32>, space: super::stats::TraceSpace) {
         let pc = pc.unwrap_or(0);
         let (line, ptx_line) = self
             .prog
@@ -399,7 +405,7 @@ impl<'a> BlockRunner<'a> {
             pc,
             line,
             ptx_line,
-            space: super::stats::TraceSpace::Barrier,
+            space,
             buffer: None,
             offset: 0,
             bytes: 0,

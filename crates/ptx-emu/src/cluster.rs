@@ -300,6 +300,27 @@ impl BlockRunner<'_> {
             return false;
         }
         self.cluster.phase += 1;
+        let watched = (0..size).find(|&r| {
+            if r == self.cluster.rank {
+                self.watching
+            } else {
+                self.cluster.blocks[r as usize].watching
+            }
+        });
+        if let Some(rank) = watched {
+            // The mark goes into the watched block's trace (the runner's one trace), with the
+            // wait its threads were parked at.
+            let warps: &[Warp] = if rank == self.cluster.rank {
+                running
+            } else {
+                &self.cluster.blocks[rank as usize].warps
+            };
+            let pc = warps
+                .iter()
+                .flat_map(|w| w.parked.iter())
+                .find_map(|p| p.wait.filter(|b| b.id == CLUSTER_BARRIER).map(|b| b.pc));
+            self.trace_mark(pc, super::stats::TraceSpace::ClusterBarrier);
+        }
         let mut findings = Vec::new();
         for rank in 0..size {
             let (warps, shared): (&mut [Warp], &mut SharedMemory) = if rank == self.cluster.rank {

@@ -59,6 +59,9 @@ pub enum TraceSpace {
     Global,
     Shared,
     Barrier,
+    /// A cluster barrier (`barrier.cluster`, `cluster.sync()`) the block's cluster completed.
+    #[serde(rename = "cluster-barrier")]
+    ClusterBarrier,
 }
 
 /// One global or shared load or store made by a thread of the watched block (for the
