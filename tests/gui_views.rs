@@ -299,3 +299,56 @@ fn cancelling_a_comparison_stops_it_within_a_second() {
     h.step();
     assert!(h.state().views.compare.busy(), "asked again, it runs");
 }
+
+#[test]
+fn the_cluster_lesson_shows_reads_from_a_neighbours_tile_and_the_halo_gone() {
+    let data = tempfile::tempdir().unwrap();
+    let mut h = harness(data.path(), "stencil-2d-cluster");
+    run_file(&mut h, "kernels/stencil-2d-cluster/solution.cu");
+    h.get_by_label("PASS");
+    h.get_by_label("Diagram").click();
+    h.run();
+    // The watched block (1, 1)'s corner thread: left and up come from two neighbours' tiles.
+    h.get_by_label_contains("left    from shared tile [1][0], copied from neighbour block (0,1,0)'s tile");
+    h.get_by_label_contains("up      from shared tile [0][1], copied from neighbour block (1,0,0)'s tile");
+    // The replay has the cluster's two barriers and the reads of the neighbours' tiles.
+    let replay = h.state().views.replay.model().expect("a replay of the run");
+    let kinds: Vec<StepKind> = replay.steps.iter().map(|s| s.kind).collect();
+    assert_eq!(
+        kinds.iter().filter(|k| **k == StepKind::ClusterBarrier).count(),
+        2,
+        "{kinds:?}"
+    );
+    let neighbour = replay
+        .steps
+        .iter()
+        .find(|s| s.kind == StepKind::NeighbourLoad)
+        .expect("a read of a neighbour's tile");
+    assert!(neighbour.peer.is_some());
+    click_at(&mut h, egui::pos2(4.0, 912.0));
+    h.hover_at(egui::pos2(1.0, 1.0));
+    h.run();
+    snapshot(&mut h, "views_cluster_diagram");
+
+    // The heat map at n = 33: inside a cluster the shared halo is fetched once.
+    h.get_by_label("Heat map").click();
+    h.step();
+    wait_while(&mut h, |app| app.views.heatmap.busy());
+    h.get_by_label("33").click();
+    h.step();
+    wait_while(&mut h, |app| app.views.heatmap.busy());
+    h.get_by_label_contains("thick: 4 x 2 cluster boundaries");
+    let rect = h.get_by_label("Fetch heat map").rect();
+    let cell = rect.width() / 33.0;
+    // Element (31, 5) is the right edge of block (0, 0) and the left halo of block (1, 0),
+    // in the same cluster: fetched once, by its own block.
+    h.hover_at(egui::pos2(rect.min.x + cell * 31.5, rect.min.y + cell * 5.5));
+    h.run();
+    h.get_by_label_contains("element (31, 5): fetched 1 times");
+
+    // The starter (the stencil-2d solution) beside the cluster solution in the editor.
+    h.get_by_label("Compare").click();
+    h.step();
+    wait_while(&mut h, |app| app.views.compare.busy());
+    h.get_by_label("right minus left: -104,857,600 sectors");
+}

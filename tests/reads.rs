@@ -125,3 +125,49 @@ fn the_3d_plane_tile_pays_for_the_depth_and_the_register_sweep_does_not() {
     });
     assert!(!reloaded, "behind was loaded again before the output: not a register");
 }
+
+#[test]
+fn the_cluster_solution_serves_the_inner_halo_from_the_neighbours_tiles() {
+    // The watched block (1, 1) sits in column 1, row 1 of its 4 x 2 cluster: its left and
+    // right sides and the row above border blocks of the same cluster, the row below the
+    // next cluster. Thread (0, 0) reads left and up across the cluster.
+    let r = reads(
+        "stencil-2d-cluster",
+        "kernels/stencil-2d-cluster/solution.cu",
+        257,
+        [0, 0, 0],
+    );
+    let copied = |block: [u32; 3], row: u32, col: u32| ReadSource::Neighbour {
+        block,
+        row,
+        col,
+        copied: true,
+    };
+    assert_eq!(source(&r, Neighbour::Left), copied([0, 1, 0], 1, 0));
+    assert_eq!(source(&r, Neighbour::Up), copied([1, 0, 0], 0, 1));
+    assert_eq!(source(&r, Neighbour::Centre), ReadSource::Tile { row: 1, col: 1 });
+    // Thread (31, 7): right from block (2, 1), down from its own tile, loaded from global
+    // memory (the row below lies in the next cluster).
+    let r = reads(
+        "stencil-2d-cluster",
+        "kernels/stencil-2d-cluster/solution.cu",
+        257,
+        [31, 7, 0],
+    );
+    assert_eq!(source(&r, Neighbour::Right), copied([2, 1, 0], 8, 33));
+    assert_eq!(source(&r, Neighbour::Down), ReadSource::Tile { row: 9, col: 32 });
+}
+
+#[test]
+fn a_kernel_that_reads_the_neighbours_tile_directly_is_drawn_so() {
+    // cluster_ptx.cu copies the side columns through ld.shared::cluster; its trace holds the
+    // remote read itself, with the neighbour's block.
+    let (r, mine) = traced("stencil-2d-cluster", "tests/learner/cluster_ptx.cu", 257, [0, 2, 0]);
+    let remote = mine.iter().find(|a| a.peer.is_some()).expect("a read of the neighbour's tile");
+    assert_eq!(remote.peer, Some([0, 1, 0]));
+    assert!(!remote.store && remote.space == TraceSpace::Shared);
+    assert!(matches!(
+        source(&r, Neighbour::Left),
+        ReadSource::Neighbour { block: [0, 1, 0], copied: true, .. }
+    ));
+}

@@ -32,6 +32,9 @@ impl DiagramState {
     pub fn for_lesson(lesson: &Lesson) -> DiagramState {
         let picked = match lesson.stencil.dims {
             1 => [5, 0, 0],
+            // In a cluster, the block's corner thread: its left and upper reads cross into
+            // the neighbours' tiles.
+            2 if lesson.cluster.is_some() => [0, 0, 0],
             2 => [5, 3, 0],
             _ => [5, 5, 0],
         };
