@@ -48,12 +48,19 @@ PY
     timeout 300 ncu --clock-control none --metrics smsp__sass_sectors_mem_global.sum --print-units base --csv \
         "$BIN" launch --lesson "$lesson" --kernel "$kernel" --count 1 --seed 7 > "$dir/ncu.csv" 2>&1
     echo "ncu exit $?: $(grep -h 'smsp__sass_sectors_mem_global.sum' "$dir/ncu.csv" | tail -1 | awk -F'","' '{print $NF}')"
+    # The four tools at once (separate processes on one GPU).
     for tool in memcheck racecheck initcheck synccheck; do
-        extra=""
-        [ "$tool" = initcheck ] && extra="--initcheck-address-space all"
-        timeout 300 compute-sanitizer --tool "$tool" $extra --print-limit 3 \
-            "$BIN" launch --lesson "$lesson" --kernel "$kernel" --n 33 --count 1 --seed 7 > "$dir/$tool.txt" 2>&1
-        echo "  $tool exit $?: $(grep -c 'Potential\|Invalid\|Uninitialized\|Barrier\|Race\|hazard' "$dir/$tool.txt") lines; $(grep -m1 'ERROR SUMMARY' "$dir/$tool.txt")"
+        (
+            extra=""
+            [ "$tool" = initcheck ] && extra="--initcheck-address-space all"
+            timeout 300 compute-sanitizer --tool "$tool" $extra --print-limit 3 \
+                "$BIN" launch --lesson "$lesson" --kernel "$kernel" --n 33 --count 1 --seed 7 > "$dir/$tool.txt" 2>&1
+            echo $? > "$dir/$tool.exit"
+        ) &
+    done
+    wait
+    for tool in memcheck racecheck initcheck synccheck; do
+        echo "  $tool exit $(cat "$dir/$tool.exit"): $(grep -c 'Potential\|Invalid\|Uninitialized\|Barrier\|Race\|hazard' "$dir/$tool.txt") lines; $(grep -m1 'ERROR SUMMARY' "$dir/$tool.txt")"
     done
 done
 tar czf "$OUT/runs.tgz" -C "$OUT" runs

@@ -5,6 +5,9 @@
 #
 #   OUT=... SEED=1 JOBS=12 BUDGET=420 bash scripts/hazards/device-sanitize.sh
 #
+# FIRST=N limits both to the kernels numbered N and up (a seed's newer bases: 208 and up for
+# the asynchronous copies and clusters).
+#
 # For every kernel and every tool (memcheck, racecheck, synccheck, initcheck with
 # --initcheck-address-space all), one process:
 #   compute-sanitizer --tool T ... haloscope launch --lesson L --kernel K --n <small sizes>
@@ -44,7 +47,11 @@ python3 scripts/hazards/generate.py --seed "$SEED" --out "$W/corpus" --with-test
 # whole kernels).
 python3 - "$W/corpus" > "$W/jobs.tsv" <<'PY'
 import json, sys
+import os
+first = int(os.environ.get("FIRST", "0"))  # FIRST=N: only the kernels numbered N and up
 for e in json.load(open(sys.argv[1] + "/manifest.json")):
+    if e["index"] < first:
+        continue
     for tool in ("memcheck", "racecheck", "synccheck", "initcheck"):
         print(e["lesson"], e["file"], tool, ",".join(map(str, e["sizes"])), sep="\t")
 PY
@@ -81,8 +88,10 @@ gpu_run() {
 }
 export -f gpu_run
 python3 -c "
-import json,sys
-for e in json.load(open(sys.argv[1] + '/manifest.json')): print(e['lesson'], e['file'])" "$W/corpus" \
+import json,os,sys
+first = int(os.environ.get('FIRST', '0'))
+for e in json.load(open(sys.argv[1] + '/manifest.json')):
+    if e['index'] >= first: print(e['lesson'], e['file'])" "$W/corpus" \
     | xargs -P "$GPU_JOBS" -L 1 bash -c 'gpu_run "$@"' _
 echo "GPU runs done after $(($(date +%s) - STARTED)) s: $(ls "$W"/gpu/*.exit 2> /dev/null | wc -l)"
 # The reports are large; keep the verdict, the fault and the findings.

@@ -31,6 +31,18 @@ from random.Random(f"{seed}:{lesson}:{base}:{tile}:{hazard}"), and at most one h
   atomic-early-read   a shared counter read before the barrier that orders its atomics
   flag-before-data    a volatile flag raised before the data it guards is written
 
+Asynchronous copies (base "async", 2D and 3D: the tile staged with cp.async through the
+pipeline primitives, cuda::pipeline or PTX) and thread-block clusters (lesson
+stencil-2d-cluster, bases "cluster-copy": the inner halo ring copied from the neighbours'
+tiles, and "cluster-direct": the neighbours' cells read where the stencil needs them):
+
+  no-async-wait       the copies are committed but never waited for before the barrier
+  wait-after-barrier  the wait comes after the barrier that should publish the copies
+  no-first-cluster-sync       a neighbour's tile read with no cluster barrier after it was filled
+  syncthreads-for-cluster     __syncthreads() where the cluster barrier is needed
+  exit-before-neighbours      the last cluster barrier replaced by __syncthreads(): a block may
+                              leave while a neighbour still reads its tile
+
 Only the standard library is used; the same seed gives the same bytes.
 """
 
@@ -44,11 +56,13 @@ SIZES = {
     "stencil-2d": [33, 257],
     "stencil-3d": [33, 100],
     "stencil-3d-registers": [33, 100],
+    "stencil-2d-cluster": [33, 257],
 }
 ENTRY = {"stencil-1d": "stencil1d", "stencil-2d": "stencil2d", "stencil-3d": "stencil3d",
-         "stencil-3d-registers": "stencil3d"}
+         "stencil-3d-registers": "stencil3d", "stencil-2d-cluster": "stencil2d"}
 WEIGHTS = {"stencil-1d": ("0.5f", "0.25f"), "stencil-2d": ("0.5f", "0.125f"),
-           "stencil-3d": ("0.25f", "0.125f"), "stencil-3d-registers": ("0.25f", "0.125f")}
+           "stencil-3d": ("0.25f", "0.125f"), "stencil-3d-registers": ("0.25f", "0.125f"),
+           "stencil-2d-cluster": ("0.5f", "0.125f")}
 
 FULL = "0xffffffffu"
 
@@ -139,6 +153,7 @@ class Kernel:
         if tile == "half":
             self.includes.add("cuda_fp16.h")
         self.code = Code()
+        self.helpers = []
         self.restrict = " __restrict__" if self.rng.random() < 0.4 else ""
         self.centre, self.nb = WEIGHTS[lesson]
 
@@ -159,6 +174,7 @@ class Kernel:
                 f"hazard {self.hazard}"]
         for inc in sorted(self.includes):
             head.append(f"#include <{inc}>")
+        head += [""] + self.helpers if self.helpers else []
         params = (f"const float*{self.restrict} in, float*{self.restrict} out, int n")
         return "\n".join(head + ["", f'extern "C" __global__ void {ENTRY[self.lesson]}({params})', "{"]
                          + self.code.lines + ["}", ""])
@@ -310,8 +326,151 @@ def build_1d(k):
 # ------------------------------------------------------------------------------------------
 
 
+def async_copy(k, dst, src):
+    """One lane's 4-byte asynchronous copy of `src` (a float's address) into `dst`, in the
+    API the kernel picked."""
+    api = k.api
+    if api == "primitives":
+        return f"__pipeline_memcpy_async({dst}, {src}, sizeof(float));"
+    if api == "pipeline":
+        return f"cuda::memcpy_async({dst}, {src}, sizeof(float), pipe);"
+    return (f'asm volatile("cp.async.ca.shared.global [%0], [%1], 4;" :: '
+            f'"r"((unsigned)__cvta_generic_to_shared({dst})), "l"({src}) : "memory");')
+
+
+def async_setup(k):
+    """Includes and declarations for the kernel's async API; returns (commit, wait) lines."""
+    k.api = k.pick("primitives", "pipeline", "ptx")
+    if k.api == "primitives":
+        k.includes.add("cuda_pipeline.h")
+        return ["__pipeline_commit();"], ["__pipeline_wait_prior(0);"]
+    if k.api == "pipeline":
+        k.includes.add("cuda/pipeline")
+        k.code("cuda::pipeline<cuda::thread_scope_thread> pipe = cuda::make_pipeline();")
+        return ["pipe.producer_commit();"], ["pipe.consumer_wait();", "pipe.consumer_release();"]
+    return ['asm volatile("cp.async.commit_group;" ::: "memory");'], \
+        ['asm volatile("cp.async.wait_group 0;" ::: "memory");']
+
+
+def stage_async(k, t, cells):
+    """Stages `cells` (tile index, global index, guard) with asynchronous copies where the
+    guard holds and a zero where not, then commits, waits and syncs as the hazard leaves it."""
+    c, h = k.code, k.hazard
+    commit, wait = async_setup(k) if not hasattr(k, "api") else k.async_lines
+    k.async_lines = (commit, wait)
+    for idx, g, guard, when in cells:
+        at = "&" + t.name + "".join(f"[{i}]" for i in idx)
+        body = [f"if ({guard}) {async_copy(k, at, '&in[' + g + ']')}",
+                f"else {t.name}{''.join(f'[{i}]' for i in idx)} = 0.0f;"]
+        c(*(body if when == "true" else guarded(when, body)))
+    c(*commit)
+    if h not in ("no-async-wait", "wait-after-barrier"):
+        c(*wait)
+    if h == "no-async-wait":
+        c("// (the copies are never waited for)")
+    c(*k.barrier())
+    if h == "wait-after-barrier":
+        c(*wait)
+
+
+def build_2d_async(k):
+    """2D, base "async": the 10 x 34 tile staged with cp.async."""
+    c = k.code
+    t = Tile("float", k.pick("tile", "sh", "patch"), ["10", "34"])
+    c("int tx = threadIdx.x, ty = threadIdx.y;",
+      "int x = blockIdx.x * 32 + tx, y = blockIdx.y * 8 + ty;",
+      "bool inside = x < n && y < n;", "int i = y * n + x;")
+    c(*t.decl())
+    cells = [(["ty + 1", "tx + 1"], "i", "inside", "true"),
+             (["0", "tx + 1"], "i - n", "y > 0 && x < n", "ty == 0"),
+             (["9", "tx + 1"], "i + n", "y + 1 < n && x < n", "ty == 7"),
+             (["ty + 1", "0"], "i - 1", "x > 0 && y < n", "tx == 0"),
+             (["ty + 1", "33"], "i + 1", "x + 1 < n && y < n", "tx == 31")]
+    stage_async(k, t, cells)
+    c("if (!inside) return;", f"float m = {t.load(['ty + 1', 'tx + 1'])};",
+      "if (x == 0 || y == 0 || x == n - 1 || y == n - 1) {", "    out[i] = m;", "    return;", "}")
+    s = " + ".join(t.load(ix) for ix in (["ty + 1", "tx"], ["ty + 1", "tx + 2"], ["ty", "tx + 1"], ["ty + 2", "tx + 1"]))
+    c(f"out[i] = {k.centre} * m + {k.nb} * ({s});")
+
+
+def build_2d_cluster(k):
+    """Lesson stencil-2d-cluster (block 32 x 8, cluster 4 x 2): the block loads its own cells
+    and the cluster's outer ring; the inner ring comes from the neighbours' tiles, copied into
+    its own ring ("cluster-copy") or read where the stencil needs it ("cluster-direct")."""
+    c, h = k.code, k.hazard
+    style = k.pick("cg", "ptx")
+    split = k.rng.random() < 0.3
+    t = Tile("float", k.pick("tile", "sh", "patch"), ["10", "34"])
+    c(*t.decl())
+    if style == "cg":
+        k.includes.add("cooperative_groups.h")
+        c("cooperative_groups::cluster_group cluster = cooperative_groups::this_cluster();",
+          "unsigned rank = cluster.block_rank();",
+          "unsigned cx = cluster.block_index().x, cy = cluster.block_index().y;")
+        first_sync = (["cluster.barrier_arrive();", "cluster.barrier_wait();"] if split else ["cluster.sync();"])
+        last_sync = ["cluster.sync();"]
+        remote = lambda rank, r, col: f"cluster.map_shared_rank(&{t.name}[0][0], {rank})[({r}) * 34 + ({col})]"
+    else:
+        c("unsigned rank, cx, cy;",
+          'asm("mov.u32 %0, %%cluster_ctarank;" : "=r"(rank));',
+          'asm("mov.u32 %0, %%cluster_ctaid.x;" : "=r"(cx));',
+          'asm("mov.u32 %0, %%cluster_ctaid.y;" : "=r"(cy));')
+        sync = 'asm volatile("barrier.cluster.arrive;\\n\\tbarrier.cluster.wait;" ::: "memory");'
+        first_sync = [sync]
+        last_sync = [sync]
+
+        def remote(rank, r, col):
+            return (f"remote_cell((unsigned)__cvta_generic_to_shared(&{t.name}[{r}][{col}]), {rank})")
+        k.helpers.append("__device__ __forceinline__ float remote_cell(unsigned local, unsigned rank)\n{\n"
+                         "    unsigned at;\n    float v;\n"
+                         '    asm volatile("mapa.shared::cluster.u32 %0, %1, %2;" : "=r"(at) : "r"(local), "r"(rank));\n'
+                         '    asm volatile("ld.shared::cluster.f32 %0, [%1];" : "=f"(v) : "r"(at) : "memory");\n'
+                         "    return v;\n}")
+    if h == "no-first-cluster-sync":
+        first_sync = ["// (no cluster barrier: the neighbours' tiles may not be written yet)"]
+    elif h == "syncthreads-for-cluster":
+        first_sync = ["__syncthreads();  // orders this block only"]
+    if h == "exit-before-neighbours":
+        last_sync = ["__syncthreads();  // a neighbour may still read this tile"]
+    c("int tx = threadIdx.x, ty = threadIdx.y;",
+      "int x = blockIdx.x * 32 + tx, y = blockIdx.y * 8 + ty;",
+      "bool inside = x < n && y < n;", "int i = y * n + x;",
+      "bool left_edge = cx == 0, right_edge = cx == 3, top_edge = cy == 0, bottom_edge = cy == 1;")
+    c(*t.store(["ty + 1", "tx + 1"], "inside ? in[i] : 0.0f"))
+    c(*guarded("ty == 0 && top_edge", t.store(["0", "tx + 1"], "(y > 0 && y - 1 < n && x < n) ? in[i - n] : 0.0f")))
+    c(*guarded("ty == 7 && bottom_edge", t.store(["9", "tx + 1"], "(y + 1 < n && x < n) ? in[i + n] : 0.0f")))
+    c(*guarded("tx == 0 && left_edge", t.store(["ty + 1", "0"], "(x > 0 && x - 1 < n && y < n) ? in[i - 1] : 0.0f")))
+    c(*guarded("tx == 31 && right_edge", t.store(["ty + 1", "33"], "(x + 1 < n && y < n) ? in[i + 1] : 0.0f")))
+    c(*guarded("ty == 0 && tx < 4", t.store(["(tx & 1) ? 9 : 0", "(tx & 2) ? 33 : 0"], "0.0f")))
+    c(*first_sync)
+    if k.base == "cluster-copy":
+        c(*guarded("ty == 0 && !top_edge", t.store(["0", "tx + 1"], remote("rank - 4", "8", "tx + 1"))))
+        c(*guarded("ty == 7 && !bottom_edge", t.store(["9", "tx + 1"], remote("rank + 4", "1", "tx + 1"))))
+        c(*guarded("tx == 0 && !left_edge", t.store(["ty + 1", "0"], remote("rank - 1", "ty + 1", "32"))))
+        c(*guarded("tx == 31 && !right_edge", t.store(["ty + 1", "33"], remote("rank + 1", "ty + 1", "1"))))
+        c(*last_sync)
+        c("if (!inside) return;", f"float m = {t.load(['ty + 1', 'tx + 1'])};",
+          "if (x == 0 || y == 0 || x == n - 1 || y == n - 1) {", "    out[i] = m;", "    return;", "}")
+        s = " + ".join(t.load(ix) for ix in (["ty + 1", "tx"], ["ty + 1", "tx + 2"], ["ty", "tx + 1"], ["ty + 2", "tx + 1"]))
+        c(f"out[i] = {k.centre} * m + {k.nb} * ({s});")
+        return
+    # cluster-direct: the neighbours' cells are read where the stencil needs them; every
+    # thread computes before the last cluster barrier and stores after it.
+    own = lambda r, col: t.load([r, col])
+    c(f"float m = {own('ty + 1', 'tx + 1')};",
+      f"float l = (tx > 0 || left_edge) ? {own('ty + 1', 'tx')} : {remote('rank - 1', 'ty + 1', '32')};",
+      f"float r = (tx < 31 || right_edge) ? {own('ty + 1', 'tx + 2')} : {remote('rank + 1', 'ty + 1', '1')};",
+      f"float u = (ty > 0 || top_edge) ? {own('ty', 'tx + 1')} : {remote('rank - 4', '8', 'tx + 1')};",
+      f"float d = (ty < 7 || bottom_edge) ? {own('ty + 2', 'tx + 1')} : {remote('rank + 4', '1', 'tx + 1')};")
+    c(*last_sync)
+    c("if (!inside) return;",
+      f"out[i] = (x == 0 || y == 0 || x == n - 1 || y == n - 1) ? m : {k.centre} * m + {k.nb} * (l + r + u + d);")
+
+
 def build_2d(k):
     c, h = k.code, k.hazard
+    if k.base == "async":
+        return build_2d_async(k)
     t = Tile(k.tile_kind, k.pick("tile", "sh", "patch"), ["10", "34"] if k.base != "warp" else ["8", "34"])
     c("int tx = threadIdx.x, ty = threadIdx.y;",
       "int x = blockIdx.x * 32 + tx, y = blockIdx.y * 8 + ty;",
@@ -537,7 +696,8 @@ def build_3d(k):
     c("}")
 
 
-BUILDERS = {"stencil-1d": build_1d, "stencil-2d": build_2d, "stencil-3d": build_3d,
+BUILDERS = {"stencil-1d": build_1d, "stencil-2d": build_2d, "stencil-2d-cluster": build_2d_cluster,
+            "stencil-3d": build_3d,
             "stencil-3d-registers": build_3d}
 
 # Which hazards each base can carry ("none" is the correct kernel).
@@ -551,6 +711,9 @@ BASES = {
     "direct": ["unguarded"],
     "shfl": ["off-left", "off-right"],
     "warp": ["no-warp-sync", "shfl-as-sync", "partial-mask"],
+    "async": ["no-async-wait", "wait-after-barrier", "no-barrier"],
+    "cluster-copy": ["no-first-cluster-sync", "syncthreads-for-cluster", "exit-before-neighbours"],
+    "cluster-direct": ["no-first-cluster-sync", "exit-before-neighbours"],
 }
 LESSON_BASES = {
     "stencil-1d": ["tile", "loop", "atomic", "flag", "direct", "shfl", "warp"],
@@ -559,6 +722,10 @@ LESSON_BASES = {
     "stencil-3d-registers": ["tile", "loop"],
 }
 TILE_KINDS = ["float", "double", "half", "u16", "u8"]
+# Bases added after the first corpora were measured: planned after all the others, so that a
+# seed's earlier kernels keep their numbers (docs/measurements.md names them).
+LATER_BASES = [("stencil-2d", "async"), ("stencil-2d-cluster", "cluster-copy"),
+               ("stencil-2d-cluster", "cluster-direct")]
 
 
 def hazards_of(lesson, base):
@@ -574,21 +741,24 @@ def plan(seed):
     """Every (lesson, base, tile, hazard) of the corpus, in a fixed order."""
     rng = random.Random(f"{seed}:plan")
     items = []
-    for lesson in SIZES:
-        for base in LESSON_BASES[lesson]:
-            kinds = TILE_KINDS if base in ("tile", "loop", "warp") else ["float"]
-            if base in ("atomic", "flag"):
-                kinds = ["float", rng.choice(["u16", "u8", "double"])]
-            # Every tile kind correct, and (for the tile shapes) hazards on two kinds each.
-            for kind in kinds:
-                items.append((lesson, base, kind, "none"))
-            for hazard in hazards_of(lesson, base):
-                chosen = {kinds[0], rng.choice(kinds)} if len(kinds) > 1 else {kinds[0]}
-                for kind in sorted(chosen):
-                    if hazard == "tile-oob" and kind in ("u16", "u8"):
-                        kind = "float"  # one past a lo/hi array lands in its sibling array
-                    if (lesson, base, kind, hazard) not in items:
-                        items.append((lesson, base, kind, hazard))
+    pairs = [(lesson, base) for lesson in LESSON_BASES for base in LESSON_BASES[lesson]] + LATER_BASES
+    for lesson, base in pairs:
+        kinds = TILE_KINDS if base in ("tile", "loop", "warp") else ["float"]
+        if base in ("atomic", "flag"):
+            kinds = ["float", rng.choice(["u16", "u8", "double"])]
+        if (lesson, base) in LATER_BASES:
+            # Float tiles only; the tags give each kernel its own style draws (API, barrier form).
+            kinds = ["float", "float-2", "float-3"]
+        # Every tile kind correct, and (for the tile shapes) hazards on two kinds each.
+        for kind in kinds:
+            items.append((lesson, base, kind, "none"))
+        for hazard in hazards_of(lesson, base):
+            chosen = {kinds[0], rng.choice(kinds)} if len(kinds) > 1 else {kinds[0]}
+            for kind in sorted(chosen):
+                if hazard == "tile-oob" and kind in ("u16", "u8"):
+                    kind = "float"  # one past a lo/hi array lands in its sibling array
+                if (lesson, base, kind, hazard) not in items:
+                    items.append((lesson, base, kind, hazard))
     return items
 
 

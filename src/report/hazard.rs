@@ -45,9 +45,11 @@ pub fn finding_class(kind: FindingKind) -> HazardClass {
         FindingKind::SharedRace => HazardClass::Racecheck,
         FindingKind::GlobalRace => HazardClass::GlobalRace,
         FindingKind::DivergentBarrier => HazardClass::Synccheck,
-        // What compute-sanitizer says of these on the H100: docs/measurements.md.
-        FindingKind::AsyncCopyInFlight => HazardClass::Racecheck,
-        FindingKind::SharedAfterExit => HazardClass::Memcheck,
+        // compute-sanitizer's racecheck reports a read of a neighbour's shared memory that
+        // may come after the neighbour exited ("a block that might have already exited", on
+        // the H100: docs/measurements.md); an access to bytes an asynchronous copy has not
+        // written yet is a race with the copy.
+        FindingKind::AsyncCopyInFlight | FindingKind::SharedAfterExit => HazardClass::Racecheck,
     }
 }
 
