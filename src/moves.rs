@@ -437,6 +437,7 @@ mod tests {
             offset,
             bytes,
             value: 0,
+            peer: None,
         }
     }
 

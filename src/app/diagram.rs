@@ -116,8 +116,8 @@ fn show(state: &mut DiagramState, cx: &ViewContext, ui: &mut Ui) {
     let Some(lesson) = cx.lesson else { return };
     let pal = palette(cx.prefs.theme);
     let reads = state.reads(lesson, cx.outcome);
-    ui.label(RichText::new(format!("Block {}x{} and its halo", lesson.block[0], lesson.block[1])).strong());
-    legend(ui, &pal);
+    ui.label(RichText::new(block_title(lesson)).strong());
+    legend(ui, &pal, lesson.cluster.is_some());
     let picked = draw_patch(ui, lesson, &pal, state.picked, reads.as_ref());
     if let Some(thread) = picked {
         state.picked = thread;
@@ -128,7 +128,7 @@ fn show(state: &mut DiagramState, cx: &ViewContext, ui: &mut Ui) {
     super::diagram_lists::sector_view(ui, &pal, cx);
 }
 
-fn legend(ui: &mut Ui, pal: &Palette) {
+fn legend(ui: &mut Ui, pal: &Palette, clustered: bool) {
     ui.horizontal_wrapped(|ui| {
         for (colour, text) in [
             (pal.owned, "owned"),
@@ -146,6 +146,9 @@ fn legend(ui: &mut Ui, pal: &Palette) {
             (pal.register, "R register"),
         ] {
             ui.colored_label(colour, text);
+        }
+        if clustered {
+            ui.colored_label(pal.neighbour, "N a neighbour's tile");
         }
     });
 }
@@ -305,4 +308,22 @@ fn draw_patch(
         }
     }
     None
+}
+
+/// The patch's heading: the block, and in a cluster lesson which block of its cluster it is.
+fn block_title(lesson: &Lesson) -> String {
+    let [bx, by, _] = lesson.block;
+    match lesson.cluster {
+        Some([cx, cy, _]) => {
+            let w = crate::reads::watched_block(lesson);
+            format!(
+                "Block {bx}x{by} and its halo: block ({},{}), column {} and row {} of its {cx} x {cy} cluster",
+                w[0],
+                w[1],
+                w[0] % cx,
+                w[1] % cy
+            )
+        }
+        None => format!("Block {bx}x{by} and its halo"),
+    }
 }
