@@ -183,7 +183,9 @@ impl Replay {
 
     /// Indices of the barrier steps (the block's and its cluster's).
     pub fn barriers(&self) -> Vec<usize> {
-        (0..self.steps.len()).filter(|&k| self.steps[k].kind.is_barrier()).collect()
+        (0..self.steps.len())
+            .filter(|&k| self.steps[k].kind.is_barrier())
+            .collect()
     }
 
     /// Warps in the block.

@@ -163,11 +163,18 @@ fn a_kernel_that_reads_the_neighbours_tile_directly_is_drawn_so() {
     // cluster_ptx.cu copies the side columns through ld.shared::cluster; its trace holds the
     // remote read itself, with the neighbour's block.
     let (r, mine) = traced("stencil-2d-cluster", "tests/learner/cluster_ptx.cu", 257, [0, 2, 0]);
-    let remote = mine.iter().find(|a| a.peer.is_some()).expect("a read of the neighbour's tile");
+    let remote = mine
+        .iter()
+        .find(|a| a.peer.is_some())
+        .expect("a read of the neighbour's tile");
     assert_eq!(remote.peer, Some([0, 1, 0]));
     assert!(!remote.store && remote.space == TraceSpace::Shared);
     assert!(matches!(
         source(&r, Neighbour::Left),
-        ReadSource::Neighbour { block: [0, 1, 0], copied: true, .. }
+        ReadSource::Neighbour {
+            block: [0, 1, 0],
+            copied: true,
+            ..
+        }
     ));
 }

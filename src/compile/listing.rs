@@ -5,7 +5,8 @@
 //! SASS is listed under the line the hardware counts it on.
 
 use super::machine_code::{
-    disassembled, is_global_sass, is_ptx_global, kernel_file, ptx_lines_with_loc, sass_instructions, without_guard,
+    disassembled, is_global_sass, is_ptx_global, kernel_file, kernel_lines_of_ptx, ptx_lines_with_loc,
+    sass_instructions, without_guard,
 };
 use serde::{Deserialize, Serialize};
 
@@ -60,7 +61,8 @@ impl Listing {
         match cubin.map(disassembled) {
             Some(Ok(sass)) => {
                 let file = kernel_file(ptx);
-                listing.sass = sass_instructions(&sass, &file)
+                let kernel_lines = kernel_lines_of_ptx(ptx);
+                listing.sass = sass_instructions(&sass, &file, &kernel_lines)
                     // The padding after the kernel's end.
                     .filter(|(_, _, _, body)| body.trim().trim_end_matches(';').trim() != "NOP")
                     .map(|(ptx_line, line, offset, body)| Listed {

@@ -51,6 +51,12 @@ pub struct MachineCode {
     /// Global loads ptxas moved below a conditional exit the PTX has after them (`sunk`).
     #[serde(default)]
     pub sunk_past_exit: Vec<SunkPastExit>,
+    /// SASS offset -> the kernel's source line, for the global memory instructions of code
+    /// inlined from a header (`__pipeline_memcpy_async`'s LDGSTS): the machine code's line
+    /// table, and so CUPTI, files them under the header's line; the report files them where
+    /// the learner called the header, as the emulator does.
+    #[serde(default)]
+    pub inlined_global_lines: BTreeMap<u32, u32>,
 }
 
 /// A global load the PTX makes before a conditional exit and the machine code makes after it:
@@ -177,10 +183,12 @@ fn recent_checks() -> std::sync::MutexGuard<'static, RecentChecks> {
 fn check_uncached(ptx: &str, cubin: &[u8], sm: u32) -> Result<MachineCode, String> {
     let sass = disassembled(cubin)?;
     let file = kernel_file(ptx);
-    let instructions = sass_global_instructions(&sass, &file);
+    let kernel_lines = kernel_lines_of_ptx(ptx);
+    let instructions = sass_global_instructions(&sass, &file, &kernel_lines);
     let mut code = compare(ptx, &per_ptx_line(&instructions), sm);
     code.moved_ptx_lines = moved_lines(ptx, &instructions);
-    code.source_lines_with_code = sass_source_lines(&sass, &file);
+    code.source_lines_with_code = sass_source_lines(&sass, &file, &kernel_lines);
+    code.inlined_global_lines = inlined_global_lines(&sass, &file, &kernel_lines);
     code.out_of_loop = out_of_loop(ptx, &sass);
     code.sunk_past_exit = sunk_past_exit(ptx, &sass);
     Ok(code)
@@ -206,7 +214,7 @@ fn sunk_past_exit(ptx: &str, sass: &str) -> Vec<SunkPastExit> {
     };
     let mut exits: Vec<u32> = Vec::new(); // PTX lines of the conditional exits met so far
     let mut found: Vec<SunkPastExit> = Vec::new();
-    let mut by_offset: Vec<(u32, u32, &str)> = sass_instructions(sass, "")
+    let mut by_offset: Vec<(u32, u32, &str)> = sass_instructions(sass, "", &NO_LINES)
         .map(|(ptx_line, _, offset, rest)| (offset, ptx_line, rest))
         .collect();
     by_offset.sort_by_key(|&(offset, _, _)| offset);
@@ -290,7 +298,7 @@ fn sass_loops(sass: &str) -> (Vec<(u32, u32)>, Vec<SassPlace>) {
             }
         }
     }
-    let instructions = sass_instructions(sass, "")
+    let instructions = sass_instructions(sass, "", &NO_LINES)
         .map(|(ptx_line, _, offset, rest)| (offset, ptx_line, is_global_sass(rest) && !is_sass_store(rest)))
         .collect();
     (backward_branches(&labels, &branches), instructions)
@@ -355,6 +363,8 @@ pub fn kernel_file(ptx: &str) -> String {
 pub struct SassGlobal {
     pub ptx_line: u32,
     pub source_line: Option<u32>,
+    /// Its offset in the function's code (CUPTI's `pcOffset`).
+    pub offset: u32,
 }
 
 fn per_ptx_line(instructions: &[SassGlobal]) -> BTreeMap<u32, u32> {
@@ -399,8 +409,12 @@ pub(super) fn without_guard(text: &str) -> &str {
 }
 
 /// Every PTX line but the `.loc` directives, trimmed: (PTX line, 1-based; the source line of
-/// the `.loc` in force there, 0 before the first; the text).
+/// the `.loc` in force there, 0 before the first; the text). An instruction's line is the
+/// emulator's parser's (`ptx_emu::ptx::instruction_lines`): for code inlined from a header
+/// (`__pipeline_memcpy_async`, cooperative groups), the learner's call, as the emulator
+/// counts it, not the header's line.
 pub(super) fn ptx_lines_with_loc(ptx: &str) -> impl Iterator<Item = (u32, u32, &str)> {
+    let resolved = crate::ptx::instruction_lines(ptx).unwrap_or_default();
     let mut source_line = 0;
     ptx.lines().enumerate().filter_map(move |(index, text)| {
         let text = text.trim();
@@ -408,8 +422,23 @@ pub(super) fn ptx_lines_with_loc(ptx: &str) -> impl Iterator<Item = (u32, u32, &
             source_line = rest.split_whitespace().nth(1).and_then(|l| l.parse().ok()).unwrap_or(0);
             return None;
         }
-        Some((index as u32 + 1, source_line, text))
+        let ptx_line = index as u32 + 1;
+        if let Some(&(_, line)) = resolved.get(&ptx_line) {
+            source_line = line;
+        }
+        Some((ptx_line, source_line, text))
     })
+}
+
+/// PTX line -> the kernel's own source line, for the instructions whose (resolved) `.loc`
+/// is in the kernel's file (`.file 1`).
+pub(super) fn kernel_lines_of_ptx(ptx: &str) -> BTreeMap<u32, u32> {
+    crate::ptx::instruction_lines(ptx)
+        .unwrap_or_default()
+        .into_iter()
+        .filter(|&(_, (file, line))| file == 1 && line > 0)
+        .map(|(ptx_line, (_, line))| (ptx_line, line))
+        .collect()
 }
 
 /// The last few cubins' disassembly, for the machine-code view after a run's check.
@@ -478,14 +507,17 @@ fn disassemble(tool: &Path, cubin: &[u8]) -> Result<String, String> {
 const SASS_GLOBAL: &[&str] = &["LDG", "STG", "ATOMG", "RED", "REDG", "LD", "ST", "ATOM", "LDGSTS"];
 
 /// Every SASS instruction of `nvdisasm -g -gp` text, in order, as (PTX line, source line,
-/// the text after its `/*0070*/` address): `//## File ".nv_debug_ptx_txt", line N` starts the
-/// instructions of PTX line N, and `//## File "<source>", line M` those of source line M
-/// (`kernel_file`'s lines only count; others give `None`).
+/// offset, the text after its `/*0070*/` address): `//## File ".nv_debug_ptx_txt", line N`
+/// starts the instructions of PTX line N, and `//## File "<source>", line M` those of source
+/// line M (`kernel_file`'s lines only count). Code inlined from a header is filed under the
+/// header's line there; `kernel_lines` (`kernel_lines_of_ptx`) gives it the kernel's line its
+/// PTX instruction has, the call the learner wrote. Neither: `None`.
 pub(super) fn sass_instructions<'a>(
     sass: &'a str,
     kernel_file: &'a str,
+    kernel_lines: &'a BTreeMap<u32, u32>,
 ) -> impl Iterator<Item = (u32, Option<u32>, u32, &'a str)> {
-    let (mut ptx_line, mut source_line) = (0, None);
+    let (mut ptx_line, mut source_line, mut in_kernel_file) = (0, None, true);
     sass.lines().filter_map(move |line| {
         let text = line.trim();
         if let Some(rest) = text.strip_prefix("//##") {
@@ -494,22 +526,32 @@ pub(super) fn sass_instructions<'a>(
             if file == ".nv_debug_ptx_txt" {
                 ptx_line = number.unwrap_or(ptx_line);
             } else {
-                source_line = number.filter(|_| !kernel_file.is_empty() && file == kernel_file);
+                in_kernel_file = !kernel_file.is_empty() && file == kernel_file;
+                source_line = number.filter(|_| in_kernel_file);
             }
             return None;
         }
         // `/*0070*/  @!P0 LDG.E.CONSTANT R2, desc[UR4][R2.64] ;`
         let (address, rest) = text.strip_prefix("/*")?.split_once("*/")?;
         let offset = u32::from_str_radix(address.trim(), 16).ok()?;
-        Some((ptx_line, source_line, offset, rest))
+        let line = if in_kernel_file {
+            source_line
+        } else {
+            kernel_lines.get(&ptx_line).copied()
+        };
+        Some((ptx_line, line, offset, rest))
     })
 }
 
 /// The global memory SASS instructions of `nvdisasm -g -gp` text, in order.
-pub fn sass_global_instructions(sass: &str, kernel_file: &str) -> Vec<SassGlobal> {
-    sass_instructions(sass, kernel_file)
+pub fn sass_global_instructions(sass: &str, kernel_file: &str, kernel_lines: &BTreeMap<u32, u32>) -> Vec<SassGlobal> {
+    sass_instructions(sass, kernel_file, kernel_lines)
         .filter(|(_, _, _, rest)| is_global_sass(rest))
-        .map(|(ptx_line, source_line, _, _)| SassGlobal { ptx_line, source_line })
+        .map(|(ptx_line, source_line, offset, _)| SassGlobal {
+            ptx_line,
+            source_line,
+            offset,
+        })
         .collect()
 }
 
@@ -524,15 +566,15 @@ pub(super) fn is_global_sass(text: &str) -> bool {
 }
 
 /// The source lines of `kernel_file` that at least one SASS instruction is filed under.
-pub fn sass_source_lines(sass: &str, kernel_file: &str) -> BTreeSet<u32> {
-    sass_instructions(sass, kernel_file)
+pub fn sass_source_lines(sass: &str, kernel_file: &str, kernel_lines: &BTreeMap<u32, u32>) -> BTreeSet<u32> {
+    sass_instructions(sass, kernel_file, kernel_lines)
         .filter_map(|(_, source_line, _, _)| source_line)
         .collect()
 }
 
 /// PTX line -> global memory SASS instructions attributed to it.
 pub fn sass_per_ptx_line(sass: &str) -> BTreeMap<u32, u32> {
-    per_ptx_line(&sass_global_instructions(sass, ""))
+    per_ptx_line(&sass_global_instructions(sass, "", &NO_LINES))
 }
 
 /// Whether a PTX instruction (its text without a predicate) accesses global memory, or
@@ -587,6 +629,7 @@ pub fn compare(ptx: &str, sass: &BTreeMap<u32, u32>, sm: u32) -> MachineCode {
         source_lines_with_code: BTreeSet::new(),
         out_of_loop: Vec::new(),
         sunk_past_exit: Vec::new(),
+        inlined_global_lines: BTreeMap::new(),
         lines: per_line
             .into_values()
             .filter(|l| l.ptx_instructions != l.machine_instructions || l.removed > 0)
@@ -685,7 +728,7 @@ mod tests {
         //## File \".nv_debug_ptx_txt\", line 6
         /*0030*/                   STG.E desc[UR4][R4.64], R3 ;";
         assert_eq!(kernel_file(ptx), "/k/starter.cu");
-        let found = sass_global_instructions(sass, &kernel_file(ptx));
+        let found = sass_global_instructions(sass, &kernel_file(ptx), &BTreeMap::new());
         assert_eq!(
             found[1],
             SassGlobal {
@@ -799,7 +842,7 @@ $L__BB0_1:
         /*0010*/                   S2R R0, SR_TID.X ;
         //## File \"helper.h\", line 9
         /*0020*/                   S2UR UR4, SR_CTAID.X ;";
-        let lines = sass_source_lines(sass, "/tmp/ising.cu");
+        let lines = sass_source_lines(sass, "/tmp/ising.cu", &BTreeMap::new());
         assert_eq!(lines, BTreeSet::from([7, 11]));
         let code = MachineCode {
             architecture: "sm_90".into(),
@@ -815,4 +858,21 @@ $L__BB0_1:
         // No line table: nothing is claimed.
         assert_eq!(MachineCode::default().deleted_loop_note(9), None);
     }
+}
+
+/// No kernel lines to resolve SASS with (callers that look at PTX lines only).
+static NO_LINES: BTreeMap<u32, u32> = BTreeMap::new();
+
+/// The global memory SASS instructions the line table files under another file than the
+/// kernel's, with the kernel line their PTX instruction resolves to (`sass_instructions`).
+fn inlined_global_lines(sass: &str, kernel_file: &str, kernel_lines: &BTreeMap<u32, u32>) -> BTreeMap<u32, u32> {
+    let own = sass_global_instructions(sass, kernel_file, &BTreeMap::new());
+    sass_global_instructions(sass, kernel_file, kernel_lines)
+        .into_iter()
+        .zip(own)
+        .filter_map(|(resolved, own)| match (own.source_line, resolved.source_line) {
+            (None, Some(line)) => Some((resolved.offset, line)),
+            _ => None,
+        })
+        .collect()
 }

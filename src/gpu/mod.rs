@@ -229,7 +229,7 @@ impl Backend for GpuBackend {
         &mut self,
         lesson: &Contract,
         kernel: &CompiledKernel,
-        _machine_code: Option<&crate::compile::MachineCode>,
+        machine_code: Option<&crate::compile::MachineCode>,
         seed: u64,
         cancel: &CancelFlag,
     ) -> Result<SectorProfile, KernelFault> {
@@ -244,7 +244,13 @@ impl Backend for GpuBackend {
             .map_err(|e| infrastructure(&e))?,
         };
         let (result, took) = pending.collect(cancel);
-        let measured = result?;
+        let mut measured = result?;
+        // CUPTI files the instructions of code inlined from a header under the header's line;
+        // the machine-code check knows the learner's line for those that touch global memory
+        // (its offsets are the NVRTC cubin's: not the printf-gated code's).
+        if let Some(code) = machine_code.filter(|_| !Self::image(kernel).printf_gated) {
+            refile_inlined(&mut measured, code);
+        }
         let mut profile = sector_profile(&measured, lesson.profile_size);
         if Self::image(kernel).printf_gated {
             // The GPU ran the printf-gated PTX, JIT-compiled by the driver: the SASS offsets
@@ -285,6 +291,16 @@ impl Backend for GpuBackend {
                 Ok(Some(timing))
             }
             other => Err(unexpected(&other)),
+        }
+    }
+}
+
+/// Puts each record of a global memory instruction inlined from a header on the kernel's line
+/// that called it (`MachineCode::inlined_global_lines`).
+fn refile_inlined(profile: &mut GpuProfile, code: &crate::compile::MachineCode) {
+    for r in &mut profile.records {
+        if let Some(&line) = code.inlined_global_lines.get(&r.pc_offset) {
+            r.line = line;
         }
     }
 }
