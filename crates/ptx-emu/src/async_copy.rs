@@ -25,21 +25,11 @@ use super::block_memory::distinct_sectors;
 use super::fault::{EmuFault, EmuFaultKind};
 use super::global_races::Access;
 use super::ir::{Addr, AsyncOp, MemSpace, Src};
+use super::mbarrier::BulkCopy;
 use super::memory::BufferId;
 use super::shared::{ASYNC_PROXY, Accessor};
 use super::stats::TraceSpace;
 use super::warp::{PendingCopy, UNCOMMITTED, Warp};
-
-/// A bulk copy that has not landed: its bytes and where they go.
-#[derive(Debug, Clone, Default)]
-pub struct BulkCopy {
-    /// Shared offset (the issuing block's own memory).
-    pub dst: u64,
-    pub data: Vec<u8>,
-    /// The mbarrier (shared offset) whose transaction count it completes.
-    pub mbar: u64,
-    pub pc: u32,
-}
 
 impl BlockRunner<'_> {
     /// Runs an instruction of the asynchronous copy family for lanes `m`.

@@ -2,13 +2,12 @@
 //! instruction's semantics. Memory instructions live in `block_memory.rs`.
 
 use super::alu;
-use super::async_copy::BulkCopy;
 use super::barrier::{BARRIERS, Barriers};
 use super::cluster::{BlockState, ClusterRun, ClusterShape};
 use super::fault::{EmuFault, EmuFaultKind};
 use super::fetch_map::{FetchCounter, FetchMap, FetchWindow};
 use super::ir::*;
-use super::mbarrier::Mbarriers;
+use super::mbarrier::{BulkCopy, Mbarriers};
 use super::memory::{GlobalMemory, LOCAL_WINDOW, SHARED_WINDOW};
 use super::shared::SharedMemory;
 use super::stats::{RawFinding, Tally};
