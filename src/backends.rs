@@ -109,15 +109,7 @@ impl Backends {
             BackendChoice::Emu => Err(None),
             BackendChoice::Gpu | BackendChoice::Auto => self
                 .open_gpu()
-                .and_then(|gpu| match gpu.device.compute_capability {
-                    (major, minor) if needs_clusters && major < 9 => Err(KernelFault::Infrastructure {
-                        message: format!(
-                            "this lesson launches thread-block clusters, which need a GPU of compute capability 9.0 \
-                             (Hopper) or later, and this one is {major}.{minor}: the emulator runs it"
-                        ),
-                    }),
-                    _ => Ok(()),
-                })
+                .and_then(|gpu| clusters_fit(needs_clusters, gpu.device.compute_capability))
                 .map_err(Some),
         };
         match (gpu_opened, choice) {
@@ -245,6 +237,22 @@ impl Backends {
     }
 }
 
+/// Whether a GPU of compute capability `cc` can run a lesson (`needs_clusters`: one that
+/// launches thread-block clusters, sm_90 and later); the fault says why not, and that the
+/// emulator runs it.
+pub fn clusters_fit(needs_clusters: bool, cc: (i32, i32)) -> Result<(), KernelFault> {
+    let (major, minor) = cc;
+    if needs_clusters && major < 9 {
+        return Err(KernelFault::Infrastructure {
+            message: format!(
+                "this lesson launches thread-block clusters, which need a GPU of compute capability 9.0 (Hopper) \
+                 or later, and this one is {major}.{minor}: the emulator runs it"
+            ),
+        });
+    }
+    Ok(())
+}
+
 /// One run with backends of its own (the CLI's `run`, tests): the same policy as the app's.
 pub fn run_lesson(
     lesson: &Lesson,
@@ -256,4 +264,24 @@ pub fn run_lesson(
     Backends::default()
         .run(lesson, request, choice, false, progress, cancel)
         .report
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_cluster_lesson_needs_sm_90_and_says_the_emulator_runs_it() {
+        assert!(clusters_fit(true, (9, 0)).is_ok());
+        assert!(clusters_fit(true, (10, 0)).is_ok());
+        assert!(clusters_fit(false, (8, 6)).is_ok());
+        let why = clusters_fit(true, (8, 6)).unwrap_err().message();
+        assert!(why.contains("compute capability 9.0") && why.contains("8.6"), "{why}");
+        // `auto`'s notice: the reason, then where the run went.
+        let notice = format!(
+            "{}; ran on the emulator",
+            why.trim_end_matches(": the emulator runs it")
+        );
+        assert!(notice.ends_with("this one is 8.6; ran on the emulator"), "{notice}");
+    }
 }

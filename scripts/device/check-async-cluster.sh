@@ -13,6 +13,9 @@ OUT="${OUT:-/tmp/check-async-cluster}"
 mkdir -p "$OUT/runs"
 BIN="$PWD/.devbin/haloscope"
 export HALOSCOPE_WORKER_EXE="$BIN"
+# No Rust toolchain on the device machine: replay the PTX rustc made on the build machine
+# (.devbin/rust-ptx, one file per kernel source's sha256).
+export HALOSCOPE_RUSTC="$PWD/scripts/replay-rustc.sh"
 exec > >(tee "$OUT/check.log") 2>&1
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
 ncu --version | tail -1
@@ -26,11 +29,12 @@ stencil-2d-cluster:tests/learner/cluster_ptx.cu stencil-2d-cluster:tests/learner
 stencil-2d-cluster:kernels/stencil-2d-cluster/starter.cu stencil-2d-cluster:kernels/stencil-2d-cluster/solution.cu
 stencil-2d-cluster:kernels/stencil-2d-cluster/no_cluster_sync.cu
 stencil-2d-cluster:kernels/stencil-2d-cluster/exit_before_neighbours.cu
-stencil-2d-cluster:kernels/stencil-2d-cluster/global_sides.cu"
+stencil-2d-cluster:kernels/stencil-2d-cluster/global_sides.cu
+stencil-2d-cluster:kernels/stencil-2d-cluster/starter.rs stencil-2d-cluster:kernels/stencil-2d-cluster/solution.rs"
 for entry in ${KERNELS:-$DEFAULT}; do
     lesson="${entry%%:*}"
     kernel="${entry#*:}"
-    name="$(basename "$(dirname "$kernel")")-$(basename "$kernel" .cu)"
+    name="$(basename "$(dirname "$kernel")")-$(basename "$kernel" | tr . _)"
     dir="$OUT/runs/$name"
     mkdir -p "$dir"
     echo "== $kernel ($lesson)"
