@@ -637,6 +637,23 @@ pub fn compare(ptx: &str, sass: &BTreeMap<u32, u32>, sm: u32) -> MachineCode {
     }
 }
 
+/// No kernel lines to resolve SASS with (callers that look at PTX lines only).
+static NO_LINES: BTreeMap<u32, u32> = BTreeMap::new();
+
+/// The global memory SASS instructions the line table files under another file than the
+/// kernel's, with the kernel line their PTX instruction resolves to (`sass_instructions`).
+fn inlined_global_lines(sass: &str, kernel_file: &str, kernel_lines: &BTreeMap<u32, u32>) -> BTreeMap<u32, u32> {
+    let own = sass_global_instructions(sass, kernel_file, &BTreeMap::new());
+    sass_global_instructions(sass, kernel_file, kernel_lines)
+        .into_iter()
+        .zip(own)
+        .filter_map(|(resolved, own)| match (own.source_line, resolved.source_line) {
+            (None, Some(line)) => Some((resolved.offset, line)),
+            _ => None,
+        })
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -733,11 +750,21 @@ mod tests {
             found[1],
             SassGlobal {
                 ptx_line: 4,
-                source_line: Some(27)
+                source_line: Some(27),
+                offset: 0x20,
             }
         );
         assert_eq!(found[2].source_line, None, "a header's line is not the kernel's");
         assert_eq!(moved_lines(ptx, &found), BTreeMap::from([(4, 27)]));
+        // With the kernel's lines of the PTX, the header's store takes its PTX instruction's
+        // line (the call the learner wrote).
+        let kernel_lines = BTreeMap::from([(6, 27)]);
+        let resolved = sass_global_instructions(sass, &kernel_file(ptx), &kernel_lines);
+        assert_eq!(resolved[2].source_line, Some(27));
+        assert_eq!(
+            inlined_global_lines(sass, &kernel_file(ptx), &kernel_lines),
+            BTreeMap::from([(0x30, 27)])
+        );
     }
 
     #[test]
@@ -858,21 +885,4 @@ $L__BB0_1:
         // No line table: nothing is claimed.
         assert_eq!(MachineCode::default().deleted_loop_note(9), None);
     }
-}
-
-/// No kernel lines to resolve SASS with (callers that look at PTX lines only).
-static NO_LINES: BTreeMap<u32, u32> = BTreeMap::new();
-
-/// The global memory SASS instructions the line table files under another file than the
-/// kernel's, with the kernel line their PTX instruction resolves to (`sass_instructions`).
-fn inlined_global_lines(sass: &str, kernel_file: &str, kernel_lines: &BTreeMap<u32, u32>) -> BTreeMap<u32, u32> {
-    let own = sass_global_instructions(sass, kernel_file, &BTreeMap::new());
-    sass_global_instructions(sass, kernel_file, kernel_lines)
-        .into_iter()
-        .zip(own)
-        .filter_map(|(resolved, own)| match (own.source_line, resolved.source_line) {
-            (None, Some(line)) => Some((resolved.offset, line)),
-            _ => None,
-        })
-        .collect()
 }

@@ -615,7 +615,7 @@ impl BlockRunner<'_> {
         if offset + span > size {
             return Err(self.window_fault("shared", offset, span, size, is_store, pc, warp, l));
         }
-        if offset % bytes as u64 != 0 {
+        if !offset.is_multiple_of(bytes as u64) {
             return Err(self.misaligned("shared", offset, bytes, is_store, pc, warp, l));
         }
         let by = Accessor {

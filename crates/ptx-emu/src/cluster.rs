@@ -88,7 +88,7 @@ pub fn check_shape(shape: [u32; 3], grid: [u32; 3], declared: Option<[u32; 3]>) 
             "a cluster of {size} blocks (sm_90 allows at most 16, 8 portably)"
         ));
     }
-    if (0..3).any(|d| grid[d] % shape[d] != 0) {
+    if (0..3).any(|d| !grid[d].is_multiple_of(shape[d])) {
         return Err(format!(
             "the grid of {} x {} x {} blocks is not a whole number of {} x {} x {} clusters",
             grid[0], grid[1], grid[2], shape[0], shape[1], shape[2]

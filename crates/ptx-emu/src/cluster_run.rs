@@ -282,6 +282,7 @@ impl BlockRunner<'_> {
     }
 
     /// `mapa`: lane by lane, the address `a` would have in block `rank`'s shared memory.
+    #[allow(clippy::too_many_arguments)]
     pub(super) fn mapa(
         &mut self,
         warp: &mut Warp,

@@ -549,15 +549,17 @@ impl SharedMemory {
         };
         let (start, end) = (offset, offset + bytes as u64);
         self.any_cross |= a.thread >> RANK_SHIFT != 0 && a.thread != ASYNC_PROXY;
-        if in_flight_check && self.inflight_total > 0 && a.thread != ASYNC_PROXY {
-            if let Some(word) = (start / 4..end.div_ceil(4)).find(|&w| self.inflight[w as usize + PAD] != 0) {
-                return Some(Hazard {
-                    kind: FindingKind::AsyncCopyInFlight,
-                    byte: (word * 4).max(start),
-                    other_thread: None,
-                    other_pc: None,
-                });
-            }
+        if in_flight_check
+            && self.inflight_total > 0
+            && a.thread != ASYNC_PROXY
+            && let Some(word) = (start / 4..end.div_ceil(4)).find(|&w| self.inflight[w as usize + PAD] != 0)
+        {
+            return Some(Hazard {
+                kind: FindingKind::AsyncCopyInFlight,
+                byte: (word * 4).max(start),
+                other_thread: None,
+                other_pc: None,
+            });
         }
         let mut hazard = None;
         for word in start / 4..end.div_ceil(4) {
