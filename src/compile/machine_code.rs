@@ -586,8 +586,9 @@ pub(super) fn is_ptx_global(instruction: &str) -> bool {
     let other_space = |p: &str| matches!(p, "shared" | "local" | "param" | "const");
     match base {
         "ld" | "ldu" | "st" | "atom" | "red" => !op.split('.').any(other_space),
-        // cp.async.*.shared.global reads global memory.
-        "cp" => op.contains(".global"),
+        // cp.async.*.shared.global reads global memory as a counted LDGSTS; a bulk copy
+        // (cp.async.bulk, UBLKCP) is done by the copy engine and the metric does not see it.
+        "cp" => op.contains(".global") && !op.contains(".bulk"),
         _ => false,
     }
 }

@@ -38,18 +38,21 @@ impl HazardClass {
     }
 }
 
-/// The class of a finding.
-pub fn finding_class(kind: FindingKind) -> HazardClass {
+/// The classes of a finding: the compute-sanitizer tools that report the same hazard on the
+/// H100 (docs/measurements.md).
+pub fn finding_classes(kind: FindingKind) -> &'static [HazardClass] {
     match kind {
-        FindingKind::UninitialisedSharedRead => HazardClass::Initcheck,
-        FindingKind::SharedRace => HazardClass::Racecheck,
-        FindingKind::GlobalRace => HazardClass::GlobalRace,
-        FindingKind::DivergentBarrier => HazardClass::Synccheck,
-        // compute-sanitizer's racecheck reports a read of a neighbour's shared memory that
-        // may come after the neighbour exited ("a block that might have already exited", on
-        // the H100: docs/measurements.md); an access to bytes an asynchronous copy has not
-        // written yet is a race with the copy.
-        FindingKind::AsyncCopyInFlight | FindingKind::SharedAfterExit => HazardClass::Racecheck,
+        FindingKind::UninitialisedSharedRead => &[HazardClass::Initcheck],
+        FindingKind::SharedRace => &[HazardClass::Racecheck],
+        FindingKind::GlobalRace => &[HazardClass::GlobalRace],
+        FindingKind::DivergentBarrier => &[HazardClass::Synccheck],
+        // An access to bytes an asynchronous copy has not written yet: racecheck reports a race
+        // with the copy.
+        FindingKind::AsyncCopyInFlight => &[HazardClass::Racecheck],
+        // A read of a neighbour's shared memory that may come after the neighbour exited:
+        // racecheck reports "a block that might have already exited", and under memcheck the
+        // launch ends with an unspecified launch failure.
+        FindingKind::SharedAfterExit => &[HazardClass::Racecheck, HazardClass::Memcheck],
     }
 }
 
@@ -75,7 +78,7 @@ pub fn hazard_classes(report: &RunReport) -> Vec<HazardClass> {
     let mut classes: Vec<HazardClass> = report
         .findings
         .iter()
-        .map(|f| finding_class(f.kind))
+        .flat_map(|f| finding_classes(f.kind).iter().copied())
         .chain(report.fault.as_ref().and_then(fault_class))
         .collect();
     classes.sort();

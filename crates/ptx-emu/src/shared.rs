@@ -362,8 +362,11 @@ pub struct SharedMemory {
     any_cross: bool,
 }
 
-/// Deferred uninitialised reads kept per epoch; beyond this they are reported at once.
-const DEFERRED_CAP: usize = 256;
+/// Deferred uninitialised reads kept per epoch; beyond this they are reported at once. A
+/// block's every thread may read a cell its neighbour writes later in the same interval (a
+/// kernel that forgot its barrier, the hazard corpus's cluster kernels: 1,024 threads, a few
+/// reads each), and each of those must wait to be told apart from a race.
+const DEFERRED_CAP: usize = 8192;
 
 impl SharedMemory {
     #[cfg(test)]

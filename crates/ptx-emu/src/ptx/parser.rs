@@ -30,6 +30,7 @@ pub fn parse_module(text: &str) -> Result<Module, PtxError> {
         pos: 0,
         loc: (0, 0, 0),
         call_sites: std::collections::HashMap::new(),
+        last_plain: (0, 0, 0),
     };
     parser.module()
 }
@@ -50,11 +51,34 @@ struct Parser {
     tokens: Vec<Token>,
     pos: usize,
     loc: (u32, u32, u32),
-    /// The outermost call site of each inlined location seen so far (see `.loc`).
-    call_sites: std::collections::HashMap<(u32, u32, u32), (u32, u32, u32)>,
+    /// The outermost call sites each inlined location has been seen with (see `.loc`), the
+    /// one used last at the back.
+    call_sites: std::collections::HashMap<(u32, u32, u32), Vec<(u32, u32, u32)>>,
+    /// The last `.loc` that named no `inlined_at`: the learner's own line the code is at.
+    last_plain: (u32, u32, u32),
 }
 
 impl Parser {
+    /// The outermost call site of location `own`, inlined at `site` (see `.loc`), remembered
+    /// among `own`'s sites with the chosen one last.
+    fn outermost(&mut self, own: (u32, u32, u32), site: (u32, u32, u32)) -> (u32, u32, u32) {
+        let outers = self.call_sites.get(&site).cloned().unwrap_or_else(|| vec![site]);
+        let plain = self.last_plain;
+        let chosen = outers
+            .iter()
+            .rev()
+            .find(|o| (o.0, o.1) == (plain.0, plain.1))
+            .or(outers.last())
+            .copied()
+            .unwrap_or(site);
+        let known = self.call_sites.entry(own).or_default();
+        for o in outers.iter().chain(std::iter::once(&chosen)) {
+            known.retain(|k| k != o);
+            known.push(*o);
+        }
+        chosen
+    }
+
     fn line(&self) -> u32 {
         self.tokens.get(self.pos).or(self.tokens.last()).map_or(0, |t| t.line)
     }
@@ -474,9 +498,13 @@ impl Parser {
                     // line: code inlined from a helper is attributed to the outermost call
                     // site, the line the learner wrote. The call site is itself a location
                     // the PTX gave earlier, maybe inlined too (a header calling a header:
-                    // `__pipeline_memcpy_async` is four calls deep), so each location's
-                    // outermost call site is remembered and followed.
+                    // `__pipeline_memcpy_async` is four calls deep), so the outermost sites
+                    // each location was seen with are remembered and followed. A location
+                    // inlined at several calls (a loop NVRTC unrolled repeats only the
+                    // innermost `.loc`) takes the one the code is at: the last plain `.loc`'s
+                    // line when it is one of them, else the one used last.
                     let own = loc;
+                    let mut inlined = false;
                     while self.tokens.get(self.pos).is_some_and(|t| t.line == line) {
                         if self.is_word("inlined_at") {
                             self.pos += 1;
@@ -484,13 +512,21 @@ impl Parser {
                                 (self.peek().cloned(), self.peek_at(1).cloned(), self.peek_at(2).cloned())
                             {
                                 let site = (f as u32, l as u32, c as u32);
-                                loc = self.call_sites.get(&site).copied().unwrap_or(site);
-                                self.call_sites.insert(own, loc);
+                                loc = self.outermost(own, site);
+                                inlined = true;
                                 self.pos += 3;
                                 continue;
                             }
                         }
                         self.pos += 1;
+                    }
+                    if !inlined {
+                        // A header's location again without its chain (NVRTC does this after
+                        // a label): the call it was inlined at, as last seen.
+                        if let Some(&outer) = self.call_sites.get(&own).and_then(|o| o.last()) {
+                            loc = outer;
+                        }
+                        self.last_plain = loc;
                     }
                     self.loc = loc;
                 }
