@@ -380,7 +380,10 @@ fn derived(lesson: &str) -> Vec<(f64, &'static str)> {
             (18.0, "x-only per warp: 14 + 4"),
             (31.0, "lane 31"),
             (64.0, "MiB of input and of output: 2^24 floats x 4 bytes"),
-            (2.0 * 67_108_864.0 / 2_975e9 * 1e6, "us to copy 64 MiB in and out at the card's copy rate"),
+            (
+                2.0 * 67_108_864.0 / 2_975e9 * 1e6,
+                "us to copy 64 MiB in and out at the card's copy rate",
+            ),
             (69.2 / 45.1, "the starter's time over that floor"),
             (2_950.0, "the card's copy rate, lowest (docs/measurements.md)"),
             (2_990.0, "the card's copy rate, highest (docs/measurements.md)"),
@@ -398,8 +401,14 @@ fn derived(lesson: &str) -> Vec<(f64, &'static str)> {
             (65_536.0, "elements of one plane: 256^2"),
             (22.0, "in-plane load sectors per warp-row: 4 + 5 + 5 + 4 + 4"),
             (30.0, "starter load sectors per warp-row: 22 + 4 + 4"),
-            (64.0, "sectors of a block's own cells per z step: 16 x 4; a brick face: 8 x 8"),
-            (128.0, "behind and ahead per block and z step: 64 + 64; a brick's side cells: 2 x 64"),
+            (
+                64.0,
+                "sectors of a block's own cells per z step: 16 x 4; a brick face: 8 x 8",
+            ),
+            (
+                128.0,
+                "behind and ahead per block and z step: 64 + 64; a brick's side cells: 2 x 64",
+            ),
             (232.0, "the plane tile per block and z step: 64 + 8 + 32 + 128"),
             (6.5, "the tile's in-plane loads per warp-row: 4 + 0.5 + 2"),
             (14.5, "the plane tile's load sectors per warp-row: 6.5 + 8"),
@@ -423,7 +432,10 @@ fn derived(lesson: &str) -> Vec<(f64, &'static str)> {
             (128.0, "behind and ahead per block and z step"),
             (232.0, "the plane tile's load sectors per block and z step"),
             (948_659_200.0 / 539_033_600.0, "plane tile over register sweep"),
-            (1_748_460_000.0 / 539_033_600.0, "the 3D starter over the register sweep"),
+            (
+                1_748_460_000.0 / 539_033_600.0,
+                "the 3D starter over the register sweep",
+            ),
             (56.3, "the 3D starter's time on the H200 (its lesson.toml)"),
         ],
         "stencil-2d-cluster" => vec![
@@ -441,7 +453,10 @@ fn derived(lesson: &str) -> Vec<(f64, &'static str)> {
             (24.0, "blocks at n = 33: 4 x 6"),
             (14.0, "blocks past the grid at n = 33: 24 - 2 x 5"),
             (111.0, "blocks past the grid at n = 257: 12 x 34 - 9 x 33"),
-            (128.0, "grid columns at n = 4096: 4096 / 32; column sectors per cluster: 16 x 8"),
+            (
+                128.0,
+                "grid columns at n = 4096: 4096 / 32; column sectors per cluster: 16 x 8",
+            ),
             (512.0, "grid rows at n = 4096: 4096 / 8"),
             (2_048.0, "the probe's stored sectors (docs/measurements.md)"),
             (8_192.0, "the probe's bulk-copied sectors (docs/measurements.md)"),
