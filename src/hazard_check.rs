@@ -81,7 +81,7 @@ fn summarise(lesson: &Lesson, request: &RunRequest, sizes: Vec<u32>, report: &Ru
         outcome,
         classes: hazard_classes(report),
         fault: report.fault.as_ref().map(|f| f.message()),
-        findings: report.findings.iter().map(|f| f.message.clone()).collect(),
+        findings: report.findings.iter().map(|f| f.located()).collect(),
     }
 }
 

@@ -530,7 +530,11 @@ impl<'a> Run<'a> {
         // A race or a read of unwritten shared memory is the cause when results are also
         // wrong, so it is named first.
         if let Some(finding) = self.report.findings.first() {
-            let headline = format!("{} ({} finding(s) in all)", finding.message, self.report.findings.len());
+            let headline = format!(
+                "{} ({} finding(s) in all)",
+                finding.located(),
+                self.report.findings.len()
+            );
             self.set_verdict(Verdict::KernelFault, headline);
             return;
         }

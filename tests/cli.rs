@@ -201,3 +201,36 @@ fn lesson_check_fails_when_a_rust_kernel_does_not_compile() {
     );
     assert!(out.contains("ok   starter.rs"), "{out}");
 }
+
+#[test]
+fn the_gate_and_each_finding_are_said_once_and_truly() {
+    let (code, out, _) = haloscope(&["run", "--lesson", "stencil-2d", "--backend", "emu"]);
+    assert_eq!(code, 10, "{out}");
+    assert!(
+        out.contains("gate     1,362,688,000 sectors, gate: under 740,000,000 — not passed"),
+        "{out}"
+    );
+    assert!(!out.contains("1,362,688,000 < 740,000,000"), "{out}");
+
+    let (code, out, _) = haloscope(&[
+        "run",
+        "--lesson",
+        "stencil-2d",
+        "--kernel",
+        "tests/hazards/syncwarp_tile_2d.cu",
+        "--backend",
+        "emu",
+    ]);
+    assert_eq!(code, 14, "{out}");
+    let findings: Vec<&str> = out.lines().filter(|l| l.starts_with("finding")).collect();
+    assert!(!findings.is_empty(), "{out}");
+    assert!(findings[0].starts_with("finding  line 22: shared-memory race"), "{out}");
+    for f in findings {
+        // `finding  line 22: shared-memory race: ... at line 11: ...`: its own line once.
+        let own = f
+            .strip_prefix("finding  line ")
+            .and_then(|rest| rest.split(':').next())
+            .unwrap_or_else(|| panic!("{f}"));
+        assert_eq!(f.matches(&format!("line {own}:")).count(), 1, "{f}");
+    }
+}

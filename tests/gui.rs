@@ -5,7 +5,7 @@
 mod common;
 
 use egui_kittest::Harness;
-use egui_kittest::kittest::Queryable;
+use egui_kittest::kittest::{NodeT, Queryable};
 use haloscope::app::App;
 use haloscope::app::state::ResultTab;
 use haloscope::backend::BackendChoice;
@@ -348,4 +348,50 @@ fn the_charts_restore_puts_an_attempt_back_in_the_editor() {
     h.get_by_label("Restore").click();
     h.run();
     assert_eq!(h.state().editor.text, starter);
+}
+
+#[test]
+fn the_words_a_learner_reads_say_exactly_what_happened() {
+    let data = tempfile::tempdir().unwrap();
+    let mut h = harness(data.path(), "stencil-2d");
+    // The editor's label is the text's own name: the starter until edited, then "draft".
+    h.get_by_label("starter.cu · line 1");
+    h.get_by_label("Kernel source").focus();
+    h.run();
+    h.get_by_label("Kernel source").type_text("// mine\n");
+    h.run();
+    h.get_by_label_contains("draft · line");
+
+    // The gate line states the figure and the bound, with no false inequality.
+    h.get_by_label("Run (Ctrl+Enter)").click();
+    h.step();
+    wait_for_run(&mut h);
+    h.get_by_label("1,362,688,000 sectors, gate: under 740,000,000 — not passed");
+    assert_eq!(h.query_all_by_label_contains(" < 740,000,000").count(), 0);
+
+    // A file opened from disk is called by its name, and its finding names line 22 once.
+    let file = common::root().join("tests/hazards/syncwarp_tile_2d.cu");
+    h.state_mut().open_kernel_file(&file);
+    h.run();
+    h.get_by_label_contains("syncwarp_tile_2d.cu · line");
+    h.get_by_label("Run (Ctrl+Enter)").click();
+    h.step();
+    wait_for_run(&mut h);
+    h.get_by_label("FAIL (kernel fault)");
+    h.get_by_label("line 22");
+    // The Result tab links the line and then gives the message, which does not repeat it.
+    let texts: Vec<String> = h
+        .query_all_by_label_contains("shared-memory race")
+        .filter_map(|n| {
+            let node = n.accesskit_node();
+            node.value().or_else(|| node.label())
+        })
+        .collect();
+    assert!(
+        texts
+            .iter()
+            .any(|t| t.starts_with("shared-memory race: thread") && t.contains("(seen ")),
+        "{texts:?}"
+    );
+    assert_eq!(h.query_all_by_label_contains("line 22: line 22").count(), 0);
 }

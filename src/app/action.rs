@@ -172,8 +172,11 @@ impl App {
         } else {
             (starter, "starter")
         };
-        match std::fs::read_to_string(path) {
-            Ok(text) => self.editor.replace_text(text),
+        let name = path
+            .file_name()
+            .map_or_else(|| what.to_string(), |n| n.to_string_lossy().into_owned());
+        match std::fs::read_to_string(&path) {
+            Ok(text) => self.editor.put_lesson_file(name, text),
             Err(e) => self.status = format!("cannot read the {what}: {e}"),
         }
     }

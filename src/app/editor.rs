@@ -27,6 +27,10 @@ pub struct EditorState {
     pub path: Option<PathBuf>,
     /// The lesson's starter file name: what NVRTC and the diagnostics call the source.
     pub source_name: String,
+    /// The lesson file (name, text) last put in the editor whole: the starter when the lesson
+    /// opens, the starter or solution on reset and "show solution". While the text is that
+    /// file's, the bar calls it by its name.
+    lesson_file: Option<(String, String)>,
     pub highlighter: Highlighter,
     pub markers: Vec<Marker>,
     pub line_figures: BTreeMap<u32, LineFigures>,
@@ -48,6 +52,7 @@ impl EditorState {
             saved_text: None,
             path: None,
             source_name: "kernel.cu".into(),
+            lesson_file: None,
             highlighter: Highlighter::new(dark),
             markers: Vec::new(),
             line_figures: BTreeMap::new(),
@@ -87,6 +92,9 @@ impl EditorState {
             .map(|n| n.to_string_lossy().into_owned())
             .unwrap_or_else(|| "kernel.cu".into());
         self.highlighter.set_rust(self.source_name.ends_with(".rs"));
+        self.lesson_file = std::fs::read_to_string(starter)
+            .ok()
+            .map(|starter_text| (self.source_name.clone(), starter_text));
         self.saved_text = Some(text.clone());
         self.text = text;
         self.path = None;
@@ -101,6 +109,27 @@ impl EditorState {
             .and_then(|p| p.file_name())
             .map(|n| n.to_string_lossy().into_owned())
             .unwrap_or_else(|| self.source_name.clone())
+    }
+
+    /// What the bar above the code calls the text: the file it was opened from or saved to,
+    /// the lesson file it still equals (`starter.cu`, `solution.cu`), or "draft": an edit
+    /// that lives only in the autosave.
+    pub fn label(&self) -> String {
+        if let Some(name) = self.path.as_ref().and_then(|p| p.file_name()) {
+            return name.to_string_lossy().into_owned();
+        }
+        match &self.lesson_file {
+            Some((name, text)) if *text == self.text => name.clone(),
+            _ => "draft".into(),
+        }
+    }
+
+    /// Puts a lesson file (starter or solution) in the editor: no file of the learner's is
+    /// open any more, so Ctrl+S asks where to save rather than overwriting one with it.
+    pub fn put_lesson_file(&mut self, name: String, text: String) {
+        self.replace_text(text.clone());
+        self.path = None;
+        self.lesson_file = Some((name, text));
     }
 
     /// Replaces the whole text (reset, show solution, open); the old text can be restored.
@@ -221,7 +250,7 @@ impl View for EditorState {
     /// "show the solution?" dialog. The editor's context has no `editor` (this is it).
     fn show(&mut self, cx: &ViewContext, ui: &mut Ui) {
         self.set_dark(cx.dark());
-        let place = (self.file_name(), self.cursor_line, self.before_replace.is_some());
+        let place = (self.label(), self.cursor_line, self.before_replace.is_some());
         self.bar.toolbar(cx, ui, place);
         if self.bar.find.open
             && let Some((line, column)) = self.bar.find_bar(&self.text, self.cursor_line, ui)

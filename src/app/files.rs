@@ -75,19 +75,25 @@ impl App {
         }
     }
 
+    /// Puts a kernel file in the editor (Open…, `haloscope FILE`, `--open`): the bar then
+    /// calls it by its name, and Ctrl+S writes back to it.
+    pub fn open_kernel_file(&mut self, path: &std::path::Path) {
+        match std::fs::read_to_string(path) {
+            Ok(text) => {
+                self.editor.replace_text(text);
+                self.editor.path = Some(path.to_path_buf());
+                self.status = format!("opened {}", path.display());
+            }
+            Err(e) => self.status = format!("cannot open {}: {e}", path.display()),
+        }
+    }
+
     pub(super) fn poll_file_dialog(&mut self) {
         let Some(rx) = &self.file_dialog else { return };
         let Ok(action) = rx.try_recv() else { return };
         self.file_dialog = None;
         match action {
-            FileAction::Open(path) => match std::fs::read_to_string(&path) {
-                Ok(text) => {
-                    self.editor.replace_text(text);
-                    self.editor.path = Some(path.clone());
-                    self.status = format!("opened {}", path.display());
-                }
-                Err(e) => self.status = format!("cannot open {}: {e}", path.display()),
-            },
+            FileAction::Open(path) => self.open_kernel_file(&path),
             FileAction::Save(path) => {
                 self.editor.path = Some(path);
                 self.save_to_file();

@@ -172,7 +172,7 @@ fn submission(ui: &mut Ui, view: &GradingView, pal: &super::theme::Palette) {
             ui.label(RichText::new(size.summary()).small());
         }
         for f in &report.findings {
-            ui.label(RichText::new(&f.message).small().color(pal.fail));
+            ui.label(RichText::new(f.located()).small().color(pal.fail));
         }
     }
     if let Some(errors) = &row.compile_errors {

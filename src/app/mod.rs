@@ -210,10 +210,7 @@ impl App {
             app.open_grading_table(&path);
         }
         if let Some(path) = app.options.load_file.clone() {
-            match std::fs::read_to_string(&path) {
-                Ok(text) => app.editor.replace_text(text),
-                Err(e) => app.status = format!("cannot read {}: {e}", path.display()),
-            }
+            app.open_kernel_file(&path);
         }
         app
     }

@@ -258,13 +258,7 @@ fn result(cx: &ViewContext, ui: &mut Ui) {
         machine_code(cx, ui, p);
     }
     if let Some(g) = &report.gate {
-        let text = format!(
-            "gate: {} < {} — {}",
-            thousands(g.value),
-            thousands(g.below),
-            if g.passed { "passed" } else { "not passed" }
-        );
-        ui.colored_label(if g.passed { pal.pass } else { pal.fail }, text);
+        ui.colored_label(if g.passed { pal.pass } else { pal.fail }, g.sentence());
     }
     if let Some(t) = &report.timing {
         ui.add_space(6.0);

@@ -49,8 +49,10 @@ pub fn print_report(lesson: &Lesson, report: &RunReport) {
     }
     for f in &report.findings {
         println!(
-            "finding  {} at {} (address {:#x}, seen {}x)",
-            f.message, f.at, f.address, f.count
+            "finding  {} (shared byte {}, seen {}x)",
+            f.located(),
+            f.address,
+            f.count
         );
     }
     print_output(report);
@@ -96,12 +98,7 @@ pub fn print_report(lesson: &Lesson, report: &RunReport) {
         );
     }
     if let Some(g) = &report.gate {
-        println!(
-            "gate     {} < {}: {}",
-            thousands(g.value),
-            thousands(g.below),
-            if g.passed { "yes" } else { "no" }
-        );
+        println!("gate     {}", g.sentence());
     }
     println!("\n{}  {}", report.verdict.label(), report.headline);
 }

@@ -481,12 +481,12 @@ fn finding(prog: &Program, f: &RawFinding) -> Finding {
                 format!(" thread ({ox},{oy},{oz}) at line {other_line},")
             });
             format!(
-                "line {line}: threads of block ({},{},{}) completed one barrier through different __syncthreads() calls: thread ({tx},{ty},{tz}) at line {line},{other} and maybe others. It completes on sm_70 and later, but CUDA leaves it undefined: make every thread reach the same __syncthreads()",
+                "threads of block ({},{},{}) completed one barrier through different __syncthreads() calls: thread ({tx},{ty},{tz}) at line {line},{other} and maybe others. It completes on sm_70 and later, but CUDA leaves it undefined: make every thread reach the same __syncthreads()",
                 f.block[0], f.block[1], f.block[2]
             )
         }
         FindingKind::UninitialisedSharedRead => format!(
-            "line {line}: thread ({tx},{ty},{tz}) of block ({},{},{}) reads shared memory at byte {} that no thread of its block wrote in this launch",
+            "thread ({tx},{ty},{tz}) of block ({},{},{}) reads shared memory at byte {} that no thread of its block wrote in this launch",
             f.block[0], f.block[1], f.block[2], f.byte
         ),
         FindingKind::GlobalRace => {
@@ -501,7 +501,7 @@ fn finding(prog: &Program, f: &RawFinding) -> Finding {
                 _ => "threads of other blocks read".to_string(),
             };
             format!(
-                "line {line}: global-memory race between blocks: thread ({tx},{ty},{tz}) of block ({},{},{}) {verb} byte {} of `{buffer}` (element {}), which {other}; nothing orders the blocks of one launch",
+                "global-memory race between blocks: thread ({tx},{ty},{tz}) of block ({},{},{}) {verb} byte {} of `{buffer}` (element {}), which {other}; nothing orders the blocks of one launch",
                 f.block[0],
                 f.block[1],
                 f.block[2],
@@ -509,11 +509,11 @@ fn finding(prog: &Program, f: &RawFinding) -> Finding {
                 f.byte / 4
             )
         }
-        FindingKind::SharedRace if f.peer.is_some() || f.other_block.is_some() => cluster_race(prog, f, &line),
+        FindingKind::SharedRace if f.peer.is_some() || f.other_block.is_some() => cluster_race(prog, f),
         FindingKind::AsyncCopyInFlight => {
             let verb = access_verb(prog, f.pc);
             format!(
-                "line {line}: thread ({tx},{ty},{tz}) of block ({},{},{}) {verb} byte {} of shared memory while an \
+                "thread ({tx},{ty},{tz}) of block ({},{},{}) {verb} byte {} of shared memory while an \
                  asynchronous copy into it has not landed yet: wait for the copy first (cp.async.wait_group / \
                  __pipeline_wait_prior / cuda::pipeline::consumer_wait for cp.async, the mbarrier's wait for a bulk \
                  copy), then __syncthreads() if other threads read it",
@@ -530,7 +530,7 @@ fn finding(prog: &Program, f: &RawFinding) -> Finding {
                 _ => String::new(),
             };
             format!(
-                "line {line}: thread ({tx},{ty},{tz}) of block ({},{},{}) {verb} byte {} of the shared memory of block \
+                "thread ({tx},{ty},{tz}) of block ({},{},{}) {verb} byte {} of the shared memory of block \
                  ({ox},{oy},{oz}) in its cluster, and nothing keeps that block from exiting first{exit}: a block's \
                  shared memory is gone once it exits. Put a cluster.sync() (barrier.cluster) after the last read of a \
                  neighbour's tile, before any block may return",
@@ -551,7 +551,7 @@ fn finding(prog: &Program, f: &RawFinding) -> Finding {
                 "another warp, with no __syncthreads() between them"
             };
             format!(
-                "line {line}: shared-memory race: thread ({tx},{ty},{tz}) of block ({},{},{}) {verb} byte {} that {other} {other_verb} at line {other_line}: {between}",
+                "shared-memory race: thread ({tx},{ty},{tz}) of block ({},{},{}) {verb} byte {} that {other} {other_verb} at line {other_line}: {between}",
                 f.block[0], f.block[1], f.block[2], f.byte
             )
         }
@@ -567,7 +567,7 @@ fn finding(prog: &Program, f: &RawFinding) -> Finding {
 
 /// A shared-memory race between blocks of one cluster: one side touched the other block's
 /// memory, and no cluster barrier lies between them.
-fn cluster_race(prog: &Program, f: &RawFinding, line: &str) -> String {
+fn cluster_race(prog: &Program, f: &RawFinding) -> String {
     let [tx, ty, tz] = f.thread;
     let [bx, by, bz] = f.block;
     let verb = access_verb(prog, f.pc);
@@ -583,7 +583,7 @@ fn cluster_race(prog: &Program, f: &RawFinding, line: &str) -> String {
         _ => "a thread of another block".to_string(),
     };
     format!(
-        "line {line}: shared-memory race across the cluster: thread ({tx},{ty},{tz}) of block ({bx},{by},{bz}) {verb} \
+        "shared-memory race across the cluster: thread ({tx},{ty},{tz}) of block ({bx},{by},{bz}) {verb} \
          byte {} of {whose}, which {other} {other_verb} at line {other_line}, with no cluster barrier \
          (cluster.sync(), barrier.cluster) between them: __syncthreads() orders one block's threads only",
         f.byte

@@ -137,7 +137,7 @@ impl GradeRow {
             gate_passed: sectors.map(|s| s < lesson.gate.below),
             wrong: report.sizes.iter().map(|s| s.wrong as u64).sum(),
             unwritten: report.sizes.iter().map(|s| s.unwritten as u64).sum(),
-            findings: report.findings.iter().map(|f| f.message.clone()).collect(),
+            findings: report.findings.iter().map(|f| f.located()).collect(),
             compile_errors: report.compile_failure.as_ref().map(|f| f.headline()),
             message: report.headline.clone(),
             seed: report.seed,

@@ -38,6 +38,18 @@ pub struct Finding {
     pub count: u64,
 }
 
+impl Finding {
+    /// The finding as one sentence that names its line, for places that show no line of
+    /// their own (the headline, the grading table). The message itself does not name it: the
+    /// run panel links the line beside it, and the CLI prints it once.
+    pub fn located(&self) -> String {
+        match self.at.line {
+            Some(line) => format!("line {line}: {}", self.message),
+            None => self.message.clone(),
+        }
+    }
+}
+
 /// A launch that could not complete or cannot be trusted.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "kebab-case")]

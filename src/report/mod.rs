@@ -139,6 +139,19 @@ pub struct GateResult {
     pub passed: bool,
 }
 
+impl GateResult {
+    /// "1,362,688,000 sectors, gate: under 740,000,000 — not passed": the figure, what the gate
+    /// asks of it, and the outcome, with no inequality that could read as a false statement.
+    pub fn sentence(&self) -> String {
+        format!(
+            "{} sectors, gate: under {} — {}",
+            thousands(self.value),
+            thousands(self.below),
+            if self.passed { "passed" } else { "not passed" }
+        )
+    }
+}
+
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct StageTime {
     pub stage: String,
