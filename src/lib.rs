@@ -30,6 +30,7 @@ pub use ptx_emu::ptx;
 pub mod reads;
 pub mod replay;
 pub mod report;
+pub mod unexecuted;
 
 /// When this process started (set first thing in `main`), for the launch-to-first-frame figure.
 pub static PROCESS_START: std::sync::OnceLock<std::time::Instant> = std::sync::OnceLock::new();

@@ -439,6 +439,7 @@ impl<'a> Run<'a> {
             gate: None,
             stages: Vec::new(),
             output: Vec::new(),
+            unexecuted: Vec::new(),
         };
         Run {
             lesson,

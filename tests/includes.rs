@@ -215,3 +215,113 @@ fn nvrtcs_bundled_headers_serve_every_header() {
         assert_eq!(code, 0, "{header}: {stderr}");
     }
 }
+
+/// The C and C++ library headers a learner brings from elsewhere: haloscope's shims make them
+/// libcu++'s device versions (docs/includes.md).
+const STANDARD_HEADERS: [&str; 23] = [
+    "cassert",
+    "assert.h",
+    "cmath",
+    "math.h",
+    "cstdlib",
+    "stdlib.h",
+    "cstring",
+    "string.h",
+    "climits",
+    "limits.h",
+    "cfloat",
+    "float.h",
+    "cstddef",
+    "stddef.h",
+    "type_traits",
+    "utility",
+    "limits",
+    "array",
+    "algorithm",
+    "tuple",
+    "functional",
+    "numeric",
+    "bit",
+];
+
+#[test]
+fn the_standard_headers_learners_include_compile_and_declare_their_names() {
+    for header in STANDARD_HEADERS {
+        assert_compiles(&with_header(header), header);
+    }
+    let mut source: String = STANDARD_HEADERS.iter().map(|h| format!("#include <{h}>\n")).collect();
+    source.extend(STANDARD_HEADERS.iter().rev().map(|h| format!("#include <{h}>\n")));
+    source.push_str(
+        "static_assert(std::is_same<float, float>::value && std::numeric_limits<int>::max() == INT_MAX, \"x\");\n\
+         static_assert(FLT_MANT_DIG == 24 && CHAR_BIT == 8 && sizeof(std::size_t) == 8, \"x\");\n\
+         __device__ float uses(float a, float b, int k) {\n\
+             std::array<float, 2> pair{a, b};\n\
+             std::swap(pair[0], pair[1]);\n\
+             float m = std::min(pair[0], pair[1]) + std::max(a, b) + std::clamp(a, 0.0f, 1.0f);\n\
+             assert(k >= 0);\n\
+             return m + std::sqrt(std::fabs(a)) + sqrtf(b) + std::abs(k) + std::gcd(k, 6) + std::popcount(unsigned(k))\n\
+                    + static_cast<float>(M_PI) + std::get<0>(std::make_tuple(a, b)) + std::plus<float>()(a, b);\n\
+         }\n",
+    );
+    source.push_str(&starter());
+    assert_compiles(&source, "every standard header");
+}
+
+#[test]
+fn ndebug_turns_assert_off_as_in_the_standard() {
+    let with = assert_compiles(
+        &format!(
+            "#include <cassert>\n{}",
+            starter().replacen("{\n", "{\n    assert(n > 1);\n", 1)
+        ),
+        "assert",
+    );
+    assert!(with.ptx.contains("__assertfail"), "the assert is in the PTX");
+    let without = assert_compiles(
+        &format!(
+            "#define NDEBUG\n#include <cassert>\n{}",
+            starter().replacen("{\n", "{\n    assert(n > 1);\n", 1)
+        ),
+        "assert with NDEBUG",
+    );
+    assert!(!without.ptx.contains("__assertfail"), "NDEBUG removes the assert");
+}
+
+#[test]
+fn with_no_cuda_headers_the_c_names_still_compile_and_the_cxx_ones_say_why_not() {
+    for header in [
+        "cassert", "assert.h", "cmath", "math.h", "climits", "limits.h", "cfloat", "float.h", "cstddef", "stddef.h",
+    ] {
+        let (code, stderr) = compile_with_include_env("none", &with_header(header), "none-std");
+        assert_eq!(code, 0, "{header}: {stderr}");
+    }
+    let (code, stderr) = compile_with_include_env("none", &with_header("type_traits"), "none-std");
+    assert_eq!(code, 12, "{stderr}");
+    assert!(
+        stderr.contains("<type_traits> comes from libcu++") && stderr.contains("make setup"),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn a_host_only_header_says_what_to_use_instead() {
+    for (header, instead) in [
+        ("vector", "fixed-size array"),
+        ("iostream", "printf"),
+        ("string", "const char*"),
+    ] {
+        let source = format!("#include <{header}>\n{}", starter());
+        let Err(CompileFailure::Errors { diagnostics, .. }) = compile(&source) else {
+            panic!("<{header}> compiled")
+        };
+        let error = diagnostics
+            .iter()
+            .find(|d| d.severity == Severity::Error)
+            .expect("an error");
+        assert_eq!((error.file.as_str(), error.line), ("kernel.cu", 1), "{error}");
+        assert!(
+            error.message.contains(&format!("<{header}> is host C++")) && error.message.contains(instead),
+            "{error}"
+        );
+    }
+}

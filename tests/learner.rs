@@ -515,3 +515,51 @@ fn reading_a_tile_before_its_copies_land_names_the_copy() {
         r.findings
     );
 }
+
+#[test]
+fn a_kernel_with_the_standard_headers_of_a_course_runs() {
+    // <cassert>, <cmath>, <climits>, <type_traits>, ... at the top, std:: helpers, an
+    // assert that holds: every size right; it loads like the starter, so the gate fails.
+    let r = common::run_on_emulator("stencil-1d", "tests/learner/std_headers_1d.cu", 17);
+    assert!(r.fault.is_none(), "{}", r.headline);
+    assert_eq!(r.verdict, Verdict::GateFail, "{}", r.headline);
+    assert!(r.sizes.iter().all(|s| s.passed()), "{}", r.headline);
+}
+
+#[test]
+fn a_failed_assert_names_the_thread_the_line_and_the_expression() {
+    let r = common::run_on_emulator("stencil-1d", "tests/learner/assert_fails_1d.cu", 17);
+    assert_eq!(r.verdict, Verdict::KernelFault, "{}", r.headline);
+    let fault = r.fault.as_ref().expect("a fault");
+    let message = fault.message();
+    assert!(message.contains("assertion `i + 1 < n` failed"), "{message}");
+    assert_eq!(fault.line(), Some(11), "{message}");
+    // n = 33 (the first size): thread 32 of block 0 is the last element.
+    assert!(message.contains("thread (32,0,0)"), "{message}");
+}
+
+#[test]
+fn a_read_the_optimiser_removed_is_reported_beside_the_verdict() {
+    // NVRTC moves the neighbour loads below the border test: the GPU never reads in[-1], and
+    // the verdict is the GPU's. The unoptimised build reads it, so the report says so, on
+    // the line, for thread 0.
+    let r = common::run_on_emulator("stencil-1d", "tests/learner/unguarded_neighbours_1d.cu", 19);
+    assert!(r.fault.is_none() && r.findings.is_empty(), "{}", r.headline);
+    assert_eq!(r.verdict, Verdict::GateFail, "{}", r.headline);
+    let [u] = &r.unexecuted[..] else {
+        panic!("one unexecuted access: {:?}", r.unexecuted)
+    };
+    assert_eq!(
+        (u.at.line, u.at.block, u.at.thread, u.n),
+        (Some(10), [0, 0, 0], [0, 0, 0], 33),
+        "{u:?}"
+    );
+    assert!(
+        u.message.contains("out-of-bounds global read") && u.message.contains("the optimised build never made it"),
+        "{}",
+        u.message
+    );
+    // A kernel whose unoptimised build is as clean as its optimised one gets nothing.
+    let clean = common::run_on_emulator("stencil-1d", "kernels/stencil-1d/solution.cu", 19);
+    assert!(clean.unexecuted.is_empty(), "{:?}", clean.unexecuted);
+}

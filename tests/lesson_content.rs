@@ -372,7 +372,7 @@ fn derived(lesson: &str) -> Vec<(f64, &'static str)> {
             (176.0, "starter load sectors per block: 8 x 22"),
             (16.0, "side-column sectors of a 32 x 8 block: 2 x 8"),
             (1_362_688_000.0 / 576_614_000.0, "starter over solution"),
-            (256.0 / 256.0 + 80.0 / 256.0, "loads per output: 336 / 256"),
+            (336.0 / 256.0, "loads per output: (256 + 80) / 256"),
             (320.0, "a 16 x 16 tile: 256 + 64"),
             (64.0, "a 16 x 16 tile's ring: 4 x 16"),
             (68.0, "a 16 x 16 tile's load sectors: 32 + 4 + 32"),

@@ -175,6 +175,16 @@ impl EditorState {
                 });
             }
         }
+        for u in &report.unexecuted {
+            if let Some(line) = u.at.line {
+                self.markers.push(Marker {
+                    line,
+                    column: None,
+                    error: false,
+                    message: u.message.clone(),
+                });
+            }
+        }
         if let Some(fault) = &report.fault
             && let Some(line) = fault.line()
         {

@@ -192,6 +192,22 @@ fn result(cx: &ViewContext, ui: &mut Ui) {
         ui.add_space(6.0);
     }
 
+    if !report.unexecuted.is_empty() {
+        // Beside the verdict, not in it: the GPU runs the optimised build.
+        ui.label(RichText::new("In your source, though the optimised build never ran it").strong());
+        for u in &report.unexecuted {
+            ui.horizontal_wrapped(|ui| {
+                if let Some(line) = u.at.line
+                    && ui.link(format!("line {line}")).clicked()
+                {
+                    cx.actions.push(Action::go_to(line));
+                }
+                ui.colored_label(ui.visuals().warn_fg_color, &u.message);
+            });
+        }
+        ui.add_space(6.0);
+    }
+
     if !report.output.is_empty() {
         ui.label(RichText::new("Printed by the kernel").strong());
         // The first launch that printed starts open: that is what a learner who added a

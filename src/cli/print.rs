@@ -55,6 +55,9 @@ pub fn print_report(lesson: &Lesson, report: &RunReport) {
             f.count
         );
     }
+    for u in &report.unexecuted {
+        println!("warning  {}", u.located());
+    }
     print_output(report);
     if let Some(profile) = &report.profile {
         println!(

@@ -55,7 +55,7 @@ pub struct MachineCode {
     /// inlined from a header (`__pipeline_memcpy_async`'s LDGSTS): the machine code's line
     /// table, and so CUPTI, files them under the header's line; the report files them where
     /// the learner called the header, as the emulator does.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub inlined_global_lines: BTreeMap<u32, u32>,
 }
 

@@ -116,11 +116,42 @@ fn contract_message(lesson: &Lesson, diagnostics: &[Diagnostic]) -> String {
 /// Headers haloscope hands NVRTC in memory (the files are in include/): the C and C++
 /// library names kernels often start with, which NVRTC has no files for. In-memory headers
 /// take precedence over `-I` directories, so these names always resolve here, and only these.
-const SHIMS: [(&str, &str); 4] = [
-    ("cstdio", include_str!("../../include/cstdio")),
-    ("stdio.h", include_str!("../../include/stdio.h")),
-    ("cstdint", include_str!("../../include/cstdint")),
-    ("stdint.h", include_str!("../../include/stdint.h")),
+/// The C++ ones are libcu++'s device versions under their standard names (docs/includes.md).
+/// `(name, text)` of one file of include/.
+macro_rules! shim {
+    ($name:literal) => {
+        ($name, include_str!(concat!("../../include/", $name)))
+    };
+}
+
+const SHIMS: [(&str, &str); 27] = [
+    shim!("cstdio"),
+    shim!("stdio.h"),
+    shim!("cstdint"),
+    shim!("stdint.h"),
+    shim!("cassert"),
+    shim!("assert.h"),
+    shim!("cmath"),
+    shim!("math.h"),
+    shim!("cstdlib"),
+    shim!("stdlib.h"),
+    shim!("cstring"),
+    shim!("string.h"),
+    shim!("climits"),
+    shim!("limits.h"),
+    shim!("cfloat"),
+    shim!("float.h"),
+    shim!("cstddef"),
+    shim!("stddef.h"),
+    shim!("limits"),
+    shim!("type_traits"),
+    shim!("utility"),
+    shim!("array"),
+    shim!("algorithm"),
+    shim!("tuple"),
+    shim!("functional"),
+    shim!("numeric"),
+    shim!("bit"),
 ];
 
 /// Stands in for `<cuda_runtime.h>` only when the CUDA headers found lack the real one.
@@ -153,11 +184,12 @@ fn nvrtc_options(target: Target, headers: Option<&CudaHeaders>) -> Vec<String> {
     options
 }
 
-/// A kernel including a header NVRTC cannot open gets a hint about what can be included.
+/// A kernel including a header NVRTC cannot open gets a hint: what to use instead for the
+/// host library headers nvcc accepts, else what can be included.
 fn explain_missing_headers(diagnostics: &mut [Diagnostic], headers: Option<&CudaHeaders>) {
-    let hint = match headers {
-        Some(_) => " (kernels are compiled by NVRTC, which has the CUDA headers but no C or C++ standard \
-                    library beyond <cstdio>, <stdio.h>, <cstdint> and <stdint.h>; see docs/includes.md)"
+    let general = match headers {
+        Some(_) => " (kernels are compiled by NVRTC, which has the CUDA headers and haloscope's device versions \
+                    of the C and C++ library headers a kernel can use, but no host library; see docs/includes.md)"
             .to_string(),
         None => format!(
             " (no CUDA headers were found for NVRTC: run scripts/setup.sh, or set {CUDA_INCLUDE_ENV} to a \
@@ -168,8 +200,39 @@ fn explain_missing_headers(diagnostics: &mut [Diagnostic], headers: Option<&Cuda
         .iter_mut()
         .filter(|d| d.severity == Severity::Error && d.message.contains("open source file"))
     {
-        d.message.push_str(&hint);
+        let header = d.message.split('"').nth(1).unwrap_or_default();
+        match host_header_instead(header) {
+            Some(instead) => {
+                let hint = format!(
+                    " (<{header}> is host C++: nvcc accepts it because it also compiles the host side, but a \
+                     kernel cannot use it; {instead}; see docs/includes.md)"
+                );
+                d.message.push_str(&hint);
+            }
+            None => d.message.push_str(&general),
+        }
     }
+}
+
+/// What a kernel uses in place of a host-only header nvcc lets a .cu file include.
+fn host_header_instead(header: &str) -> Option<&'static str> {
+    Some(match header {
+        "iostream" | "ostream" | "istream" | "fstream" | "sstream" | "iomanip" => {
+            "print from a kernel with printf (<cstdio>)"
+        }
+        "vector" | "list" | "deque" | "map" | "set" | "unordered_map" | "unordered_set" | "queue" | "stack" => {
+            "size device storage at compile time: a fixed-size array, __shared__ memory, or a buffer the host \
+             allocated (<array> gives std::array)"
+        }
+        "string" | "string_view" => "use const char* (or <cuda/std/string_view>)",
+        "memory" => "use raw pointers; the harness owns every buffer",
+        "thread" | "mutex" | "condition_variable" | "future" => {
+            "threads of a kernel synchronise with __syncthreads(), atomics or <cuda/std/atomic>"
+        }
+        "random" => "derive per-thread values from the thread index, or use <curand_kernel.h>",
+        "cuda.h" | "cuda_runtime_api.h" => "the driver and runtime API are host calls; haloscope launches the kernel",
+        _ => return None,
+    })
 }
 
 struct NvrtcOutput {

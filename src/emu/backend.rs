@@ -415,8 +415,9 @@ pub fn kernel_fault(prog: &Program, f: EmuFault) -> KernelFault {
             message: format!("{reason} ({at}{ptx})"),
             at,
         },
-        EmuFaultKind::Trap { message } => KernelFault::Crashed {
+        EmuFaultKind::Trap { message } => KernelFault::Trapped {
             message: format!("{message}, by {at}{ptx}"),
+            at,
         },
         EmuFaultKind::Budget { steps } => KernelFault::Timeout {
             message: format!(

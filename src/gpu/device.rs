@@ -59,7 +59,11 @@ pub fn driver_fault(what: &str, e: DriverError) -> KernelFault {
     };
     // A watchdog timeout also leaves the context unusable, so it is a crash (the worker
     // restarts), told as what it is.
-    if code == R::CUDA_ERROR_LAUNCH_TIMEOUT {
+    if code == R::CUDA_ERROR_ASSERT {
+        KernelFault::Crashed {
+            message: format!("a device assert failed during {what}: {text}"),
+        }
+    } else if code == R::CUDA_ERROR_LAUNCH_TIMEOUT {
         KernelFault::Crashed {
             message: format!("the GPU's watchdog stopped the kernel during {what}: {text}; an endless loop?"),
         }

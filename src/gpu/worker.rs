@@ -94,6 +94,16 @@ fn attach_output(response: &mut Response, printed: Option<KernelOutput>) {
     match response {
         Response::Verified { run, .. } => run.output = printed,
         Response::Profiled { profile } => profile.output = printed,
+        // A failed device assert: the driver prints which expression failed, in which file,
+        // line, block and thread, to the stdout captured here. It belongs in the fault.
+        Response::Fault {
+            fault: KernelFault::Crashed { message },
+        } => {
+            let mut lines = printed.iter().flat_map(|o| o.lines.iter());
+            if let Some(assertion) = lines.find(|l| l.contains("Assertion")) {
+                message.push_str(&format!("; the GPU printed: {}", assertion.trim()));
+            }
+        }
         _ => {}
     }
 }
@@ -299,4 +309,34 @@ pub fn launch_each(
         }
     }
     false
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_failed_asserts_printed_line_joins_the_fault() {
+        let mut response = Response::Fault {
+            fault: KernelFault::Crashed {
+                message: "a device assert failed during verification at n=33".into(),
+            },
+        };
+        let mut printed = KernelOutput::new("verify n=33");
+        printed.push_line("before");
+        printed.push_line(
+            "kernel.cu:9: void stencil1d(const float *, float *, int): block: [0,0,0], thread: [32,0,0] Assertion `i + 1 < n` failed.",
+        );
+        attach_output(&mut response, Some(printed));
+        let Response::Fault {
+            fault: KernelFault::Crashed { message },
+        } = response
+        else {
+            panic!("still a crash")
+        };
+        assert!(
+            message.ends_with("; the GPU printed: kernel.cu:9: void stencil1d(const float *, float *, int): block: [0,0,0], thread: [32,0,0] Assertion `i + 1 < n` failed."),
+            "{message}"
+        );
+    }
 }

@@ -50,6 +50,27 @@ impl Finding {
     }
 }
 
+/// An out-of-bounds or misaligned access the kernel's source makes, which the optimised
+/// build the GPU runs never executed (the compiler removed or moved it): found on the
+/// unoptimised (`-G`) build at a small size (src/unexecuted.rs).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct UnexecutedAccess {
+    pub at: ThreadPlace,
+    /// The size it was found at.
+    pub n: u32,
+    pub message: String,
+}
+
+impl UnexecutedAccess {
+    /// The message, led by its line when known.
+    pub fn located(&self) -> String {
+        match self.at.line {
+            Some(line) => format!("line {line}: {}", self.message),
+            None => self.message.clone(),
+        }
+    }
+}
+
 /// A launch that could not complete or cannot be trusted.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "kebab-case")]
@@ -92,6 +113,12 @@ pub enum KernelFault {
     LaunchRefused {
         message: String,
     },
+    /// The kernel stopped itself: a failed `assert`, or `__trap()`, in the thread and on the
+    /// line `at` names (the emulator; the GPU reports it as a crash).
+    Trapped {
+        at: ThreadPlace,
+        message: String,
+    },
     /// The GPU reported an error (illegal address, launch failure) or the worker died.
     Crashed {
         message: String,
@@ -116,6 +143,7 @@ impl KernelFault {
             | KernelFault::Misaligned { message, .. }
             | KernelFault::Timeout { message, .. }
             | KernelFault::Barrier { message, .. }
+            | KernelFault::Trapped { message, .. }
             | KernelFault::Unsupported { message }
             | KernelFault::LaunchRefused { message }
             | KernelFault::Crashed { message }
@@ -130,7 +158,8 @@ impl KernelFault {
         match self {
             KernelFault::OutOfBounds { at, .. }
             | KernelFault::Misaligned { at, .. }
-            | KernelFault::Barrier { at, .. } => at.line,
+            | KernelFault::Barrier { at, .. }
+            | KernelFault::Trapped { at, .. } => at.line,
             KernelFault::Timeout { line, .. } => *line,
             _ => None,
         }

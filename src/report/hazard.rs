@@ -65,6 +65,7 @@ pub fn fault_class(fault: &KernelFault) -> Option<HazardClass> {
         KernelFault::Barrier { .. } => Some(HazardClass::Synccheck),
         KernelFault::Timeout { .. } => Some(HazardClass::Hang),
         KernelFault::Crashed { .. }
+        | KernelFault::Trapped { .. }
         | KernelFault::Unsupported { .. }
         | KernelFault::LaunchRefused { .. }
         | KernelFault::Infrastructure { .. }

@@ -11,7 +11,7 @@ pub mod output;
 mod profile;
 
 pub use crate::compile::listing::{InstructionAt, InstructionSectors};
-pub use fault::{Finding, FindingKind, KernelFault, ThreadPlace};
+pub use fault::{Finding, FindingKind, KernelFault, ThreadPlace, UnexecutedAccess};
 pub use output::KernelOutput;
 pub use profile::{BulkCopies, GlobalAccess, LineSectors, ProfileBuilder, SectorProfile, SharedStats};
 
@@ -204,6 +204,10 @@ pub struct RunReport {
     /// order: each size's verification launch, then the profile launch.
     #[serde(default)]
     pub output: Vec<KernelOutput>,
+    /// Accesses the source makes that the optimised build never executed (src/unexecuted.rs):
+    /// shown beside the verdict, never part of it.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub unexecuted: Vec<UnexecutedAccess>,
 }
 
 /// `1362688000` -> `1,362,688,000`.

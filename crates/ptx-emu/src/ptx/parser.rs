@@ -47,21 +47,24 @@ pub fn type_bytes(ty: &str) -> Option<u32> {
     })
 }
 
+/// A `.loc` place: (file, line, column).
+type Loc = (u32, u32, u32);
+
 struct Parser {
     tokens: Vec<Token>,
     pos: usize,
-    loc: (u32, u32, u32),
+    loc: Loc,
     /// The outermost call sites each inlined location has been seen with (see `.loc`), the
     /// one used last at the back.
-    call_sites: std::collections::HashMap<(u32, u32, u32), Vec<(u32, u32, u32)>>,
+    call_sites: std::collections::HashMap<Loc, Vec<Loc>>,
     /// The last `.loc` that named no `inlined_at`: the learner's own line the code is at.
-    last_plain: (u32, u32, u32),
+    last_plain: Loc,
 }
 
 impl Parser {
     /// The outermost call site of location `own`, inlined at `site` (see `.loc`), remembered
     /// among `own`'s sites with the chosen one last.
-    fn outermost(&mut self, own: (u32, u32, u32), site: (u32, u32, u32)) -> (u32, u32, u32) {
+    fn outermost(&mut self, own: Loc, site: Loc) -> Loc {
         let outers = self.call_sites.get(&site).cloned().unwrap_or_else(|| vec![site]);
         let plain = self.last_plain;
         let chosen = outers

@@ -1,0 +1,2 @@
+// haloscope shim: <assert.h> is <cassert> (see that shim).
+#include <cassert>

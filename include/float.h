@@ -1,0 +1,2 @@
+// haloscope shim: <float.h> is <cfloat> (see that shim).
+#include <cfloat>

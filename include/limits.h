@@ -1,0 +1,2 @@
+// haloscope shim: <limits.h> is <climits> (see that shim).
+#include <climits>

@@ -1,0 +1,2 @@
+// haloscope shim: <math.h> is <cmath> (see that shim).
+#include <cmath>

@@ -1,0 +1,2 @@
+// haloscope shim: <stddef.h> is <cstddef> (see that shim).
+#include <cstddef>

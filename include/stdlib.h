@@ -1,0 +1,2 @@
+// haloscope shim: <stdlib.h> is <cstdlib> (see that shim).
+#include <cstdlib>

@@ -1,0 +1,2 @@
+// haloscope shim: <string.h> is <cstring> (see that shim).
+#include <cstring>
