@@ -30,26 +30,10 @@ pub struct HazardCheck {
     pub findings: Vec<String>,
 }
 
-/// The lesson's sizes `check` uses by default: its verification sizes below the profile size
-/// (every lesson has at least one).
-pub fn default_sizes(lesson: &Lesson) -> Vec<u32> {
-    let small: Vec<u32> = lesson
-        .verify_sizes
-        .iter()
-        .copied()
-        .filter(|&n| n < lesson.profile_size)
-        .collect();
-    if small.is_empty() {
-        lesson.verify_sizes.clone()
-    } else {
-        small
-    }
-}
-
 /// Runs `request` on the emulator at `sizes` (the default when empty) and sorts what it found.
 pub fn check(lesson: &Lesson, request: &RunRequest, sizes: &[u32]) -> HazardCheck {
     let sizes = if sizes.is_empty() {
-        default_sizes(lesson)
+        lesson.small_sizes()
     } else {
         sizes.to_vec()
     };

@@ -11,7 +11,6 @@ use crate::backend::{Backend, CancelFlag, KernelFault};
 use crate::compile::{Target, compile_kernel};
 use crate::emu::EmulatorBackend;
 use crate::harness::size_seed;
-use crate::hazard_check::default_sizes;
 use crate::lesson::{Language, Lesson};
 use crate::pipeline::RunRequest;
 use crate::report::UnexecutedAccess;
@@ -42,7 +41,7 @@ pub fn find(
         return Vec::new();
     };
     emulator.set_watch(None);
-    for n in default_sizes(lesson) {
+    for n in lesson.small_sizes() {
         if cancel.is_cancelled() {
             break;
         }

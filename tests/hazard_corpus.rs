@@ -8,6 +8,12 @@
 //! kernel again and fails when the emulator's classes change, and it holds the line that
 //! matters most: no finding on a kernel that is correct and that compute-sanitizer finds clean.
 //! Where the emulator and the sanitizer differ, docs/known-differences.md says why.
+//!
+//! Seed 1 is the seed the expectations were made from; seed 1206 is held out: its 217
+//! kernels ran on the H100 under the same four tools on 2026-12-07 (../shared/device-runs,
+//! copied to tests/hazards/expected-seed1206.tsv by compare.py) after the emulator's checks
+//! were written. Its 21 newer kernels (the asynchronous-copy and cluster bases, added to the
+//! generator after that run) have no sanitizer results and are not run here.
 
 mod common;
 
@@ -21,8 +27,8 @@ struct Expected {
     emulator: String,
 }
 
-fn expected() -> BTreeMap<String, Expected> {
-    let text = std::fs::read_to_string(common::root().join("tests/hazards/expected.tsv")).unwrap();
+fn expected(tsv: &str) -> BTreeMap<String, Expected> {
+    let text = std::fs::read_to_string(common::root().join("tests/hazards").join(tsv)).unwrap();
     text.lines()
         .filter(|l| !l.starts_with('#') && !l.trim().is_empty())
         .map(|l| {
@@ -70,10 +76,21 @@ fn classes(lesson: &str, kernel: &Path, sizes: &[u64]) -> String {
 
 #[test]
 fn the_emulator_gives_the_classes_recorded_beside_compute_sanitizers() {
-    let corpus = std::env::temp_dir().join(format!("haloscope-hazard-corpus-{}", std::process::id()));
+    check_seed(1, "expected.tsv", true);
+}
+
+#[test]
+fn a_seed_held_out_from_the_expectations_agrees_as_well() {
+    check_seed(1206, "expected-seed1206.tsv", false);
+}
+
+/// Generates the corpus of `seed` and checks every kernel `tsv` lists; `all`: the TSV must
+/// list every kernel the generator makes.
+fn check_seed(seed: u32, tsv: &str, all: bool) {
+    let corpus = std::env::temp_dir().join(format!("haloscope-hazard-corpus-{}-{seed}", std::process::id()));
     let generated = Command::new("python3")
         .arg(common::root().join("scripts/hazards/generate.py"))
-        .args(["--seed", "1", "--with-tests", "--out"])
+        .args(["--seed", &seed.to_string(), "--with-tests", "--out"])
         .arg(&corpus)
         .output()
         .expect("python3 runs scripts/hazards/generate.py");
@@ -84,15 +101,18 @@ fn the_emulator_gives_the_classes_recorded_beside_compute_sanitizers() {
     );
     let manifest: Vec<serde_json::Value> =
         serde_json::from_str(&std::fs::read_to_string(corpus.join("manifest.json")).unwrap()).unwrap();
-    let expected = expected();
-    assert_eq!(
-        manifest.len(),
-        expected.len(),
-        "the corpus and expected.tsv have as many kernels"
-    );
+    let expected = expected(tsv);
+    if all {
+        assert_eq!(
+            manifest.len(),
+            expected.len(),
+            "the corpus and {tsv} have as many kernels"
+        );
+    }
 
     let entries: Vec<(String, String, Vec<u64>)> = manifest
         .iter()
+        .filter(|e| expected.contains_key(e["file"].as_str().unwrap()))
         .map(|e| {
             let sizes = e["sizes"]
                 .as_array()
@@ -107,6 +127,11 @@ fn the_emulator_gives_the_classes_recorded_beside_compute_sanitizers() {
             )
         })
         .collect();
+    assert_eq!(
+        entries.len(),
+        expected.len(),
+        "every kernel of {tsv} is generated from seed {seed}"
+    );
     // Two at a time: CI has two cores.
     let halves: Vec<Vec<(String, String)>> = std::thread::scope(|s| {
         let workers: Vec<_> = (0..2)
@@ -129,9 +154,7 @@ fn the_emulator_gives_the_classes_recorded_beside_compute_sanitizers() {
     let mut changed = Vec::new();
     let mut false_faults = Vec::new();
     for (file, now) in halves.into_iter().flatten() {
-        let e = expected
-            .get(&file)
-            .unwrap_or_else(|| panic!("{file} is not in expected.tsv"));
+        let e = expected.get(&file).unwrap_or_else(|| panic!("{file} is not in {tsv}"));
         if now != e.emulator {
             changed.push(format!(
                 "{file} ({}): emulator {now}, recorded {}",

@@ -121,8 +121,14 @@ def main():
         subprocess.run([sys.executable, os.path.join(ROOT, "scripts/hazards/generate.py"), "--seed", args.seed,
                         "--out", corpus, "--with-tests"], check=True, capture_output=True)
         here = json.load(open(os.path.join(corpus, "manifest.json")))
-        if [(e["file"], e["hazard"]) for e in here] != [(e["file"], e["hazard"]) for e in manifest]:
+        # The generator may have grown since the device run (new bases come after the old
+        # ones): every kernel the device ran must still be made the same; the new ones have no
+        # sanitizer results and are left out.
+        made = {e["file"]: e["hazard"] for e in here}
+        if any(made.get(e["file"]) != e["hazard"] for e in manifest):
             sys.exit("the generator here makes another corpus than the device's manifest: same seed? same generator?")
+        if len(here) > len(manifest):
+            print(f"{len(here) - len(manifest)} kernels generated here are newer than the device run: not compared")
         emu = run_emulator(manifest, corpus)
     rows = []
     for e, r in zip(manifest, emu):

@@ -486,6 +486,12 @@ fn finding(prog: &Program, f: &RawFinding) -> Finding {
                 f.block[0], f.block[1], f.block[2]
             )
         }
+        FindingKind::WarpSyncOutsideMask => format!(
+            "__syncwarp({:#010x}) is executed by thread ({tx},{ty},{tz}) of block ({},{},{}), which its mask does not \
+             name: CUDA leaves that undefined. The mask must name every thread that calls it (__syncwarp() names \
+             the whole warp); the threads outside it are not ordered with the others",
+            f.byte as u32, f.block[0], f.block[1], f.block[2]
+        ),
         FindingKind::UninitialisedSharedRead => format!(
             "thread ({tx},{ty},{tz}) of block ({},{},{}) reads shared memory at byte {} that no thread of its block wrote in this launch",
             f.block[0], f.block[1], f.block[2], f.byte

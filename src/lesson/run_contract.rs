@@ -36,6 +36,23 @@ impl Contract {
         }
     }
 
+    /// The sizes the quick checks run at (`haloscope check`, the unoptimised build's check):
+    /// the verification sizes below the profile size, where compute-sanitizer runs on the
+    /// GPU in reasonable time; all of them when none is smaller.
+    pub fn small_sizes(&self) -> Vec<u32> {
+        let small: Vec<u32> = self
+            .verify_sizes
+            .iter()
+            .copied()
+            .filter(|&n| n < self.profile_size)
+            .collect();
+        if small.is_empty() {
+            self.verify_sizes.clone()
+        } else {
+            small
+        }
+    }
+
     pub fn threads_per_block(&self) -> u32 {
         self.block.iter().product()
     }

@@ -45,7 +45,7 @@ pub fn finding_classes(kind: FindingKind) -> &'static [HazardClass] {
         FindingKind::UninitialisedSharedRead => &[HazardClass::Initcheck],
         FindingKind::SharedRace => &[HazardClass::Racecheck],
         FindingKind::GlobalRace => &[HazardClass::GlobalRace],
-        FindingKind::DivergentBarrier => &[HazardClass::Synccheck],
+        FindingKind::DivergentBarrier | FindingKind::WarpSyncOutsideMask => &[HazardClass::Synccheck],
         // An access to bytes an asynchronous copy has not written yet: racecheck reports a race
         // with the copy.
         FindingKind::AsyncCopyInFlight => &[HazardClass::Racecheck],

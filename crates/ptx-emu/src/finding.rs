@@ -22,4 +22,9 @@ pub enum FindingKind {
     /// (no cluster barrier between the access and that block's exit) kept that block from
     /// exiting first: a block's shared memory is gone once it has exited.
     SharedAfterExit,
+    /// `__syncwarp(mask)` executed by a thread its mask does not name. CUDA leaves it
+    /// undefined; the emulator orders the named threads only and goes on, so what the
+    /// unordered threads then race on is reported too (compute-sanitizer's synccheck and
+    /// racecheck both report such a kernel).
+    WarpSyncOutsideMask,
 }

@@ -41,6 +41,19 @@ impl BlockRunner<'_> {
             return Ok(true);
         };
         let masks = self.read(warp, src);
+        // `__syncwarp` by threads outside its mask: a finding, and only the named threads
+        // are ordered (those outside go on unordered); for the other `.sync` forms a fault,
+        // since their result for such a thread is undefined.
+        let outside = lanes_where(m, |l| (masks[l] >> l) & 1 == 0);
+        let m = if outside != 0 && matches!(op, WarpKind::WarpSync { .. }) {
+            self.note_warp_sync_outside(warp, pc, outside, &masks);
+            m & !outside
+        } else {
+            m
+        };
+        if m == 0 {
+            return Ok(true);
+        }
         let ready = self.check_members(warp, pc, op, m, &masks)?;
         if !ready {
             return Ok(false);
@@ -266,6 +279,28 @@ impl BlockRunner<'_> {
         }
         warp.clock.sync(waiting);
         true
+    }
+
+    /// Notes the first lane of `outside` that executed the `__syncwarp` at `pc` with a mask
+    /// not naming it (the mask travels in the finding's `byte`).
+    fn note_warp_sync_outside(&mut self, warp: &Warp, pc: usize, outside: u32, masks: &[u64; 32]) {
+        let lane = outside.trailing_zeros() as usize;
+        self.note_finding(super::stats::RawFinding {
+            kind: super::FindingKind::WarpSyncOutsideMask,
+            pc: pc as u32,
+            block: self.ctaid,
+            thread: [warp.tid[0][lane], warp.tid[1][lane], warp.tid[2][lane]],
+            byte: masks[lane] & 0xFFFF_FFFF,
+            other_thread: None,
+            other_pc: None,
+            block_index: self.block_index,
+            count: outside.count_ones() as u64,
+            seq: 0,
+            other_block: None,
+            buffer: None,
+            same_warp: true,
+            peer: None,
+        });
     }
 
     /// The member-mask rules: each executing thread must be in its own mask; false when the
