@@ -206,6 +206,15 @@ impl Backends {
         // The emulator traced the watched block in its last launch; after a GPU run the
         // emulator runs the kernel once more for it.
         let ran_to_the_end = kernel.is_some() && report.fault.is_none() && report.findings.is_empty();
+        // The GPU's figure leaves out what bulk copies moved; the report must still say how
+        // much that was (never a total that silently drops traffic).
+        if !on_emulator
+            && let (Some(kernel), Some(profile)) = (&kernel, report.profile.as_mut())
+            && profile.bulk_copies.is_none()
+        {
+            let seed = crate::harness::size_seed(report.seed, lesson.profile_size);
+            profile.bulk_copies = self.emulator.bulk_copies_for_gpu_run(lesson, kernel, seed, cancel);
+        }
         let trace = match (watch, trace, kernel) {
             (None, _, _) => Trace::default(),
             (Some(_), Some(trace), _) => trace,

@@ -563,3 +563,28 @@ fn a_read_the_optimiser_removed_is_reported_beside_the_verdict() {
     let clean = common::run_on_emulator("stencil-1d", "kernels/stencil-1d/solution.cu", 19);
     assert!(clean.unexecuted.is_empty(), "{:?}", clean.unexecuted);
 }
+
+#[test]
+fn after_a_gpu_run_the_emulator_counts_what_bulk_copies_moved() {
+    // The GPU's sectors leave the bulk copies out and CUPTI gives no figure for them: the
+    // policy has the emulator count them for the report (src/backends.rs). Here without a
+    // GPU: the same call on the kernel the GPU would have run.
+    use haloscope::compile::{Target, compile_kernel};
+    use haloscope::emu::{EmulatorBackend, EmulatorOptions};
+    let lesson = common::lesson("stencil-2d");
+    let compile = |file: &str| {
+        let source = std::fs::read_to_string(common::root().join(file)).unwrap();
+        compile_kernel(&source, "kernel.cu", &lesson, Target::EMULATOR, None).unwrap()
+    };
+    let mut emulator = EmulatorBackend::new(EmulatorOptions::default());
+    let cancel = haloscope::backend::CancelFlag::default();
+    let bulk = emulator
+        .bulk_copies_for_gpu_run(&lesson, &compile("tests/learner/bulk_rows_2d.cu"), 5, &cancel)
+        .expect("bulk copies counted");
+    assert_eq!(bulk.sectors, 261_120_000);
+    assert!(bulk.counted_by_emulator);
+    assert!(bulk.note().contains("counted on the emulator"), "{}", bulk.note());
+    // A kernel without bulk copies is not run again.
+    let none = emulator.bulk_copies_for_gpu_run(&lesson, &compile("kernels/stencil-2d/solution.cu"), 5, &cancel);
+    assert!(none.is_none());
+}

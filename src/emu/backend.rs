@@ -80,6 +80,29 @@ impl EmulatorBackend {
     }
 }
 
+impl EmulatorBackend {
+    /// What the bulk copies of `kernel` move over the contract's profile run, for a run whose
+    /// sectors came from the GPU: the hardware metric leaves them out (`BulkCopies`) and CUPTI
+    /// has no figure haloscope reads for them, so the emulator counts them, once, at the
+    /// profile size. None for a kernel without bulk copies (nothing is run then).
+    pub fn bulk_copies_for_gpu_run(
+        &mut self,
+        lesson: &Contract,
+        kernel: &CompiledKernel,
+        seed: u64,
+        cancel: &CancelFlag,
+    ) -> Option<crate::report::BulkCopies> {
+        let prog = self.program(kernel).ok()?;
+        let has_bulk = prog.instructions().any(|i| i.copy == Some(ptx_emu::CopyKind::Bulk));
+        if !has_bulk {
+            return None;
+        }
+        let mut bulk = self.profile(lesson, kernel, None, seed, cancel).ok()?.bulk_copies?;
+        bulk.counted_by_emulator = true;
+        Some(bulk)
+    }
+}
+
 impl Drop for EmulatorBackend {
     /// A launch started ahead stops with the backend.
     fn drop(&mut self) {
@@ -291,6 +314,7 @@ fn bulk_copies(prog: &Program, stats: &LaunchStats, k: u64) -> Option<crate::rep
         bytes: per_line.values().map(|v| v.0).sum(),
         sectors: per_line.values().map(|v| v.1).sum(),
         per_line: per_line.into_iter().map(|(line, (b, s))| (line, b, s)).collect(),
+        counted_by_emulator: false,
     })
 }
 

@@ -120,16 +120,25 @@ pub struct BulkCopies {
     pub sectors: u64,
     /// (source line, bytes, sectors).
     pub per_line: Vec<(u32, u64, u64)>,
+    /// The sectors came from the GPU and these from the emulator, which ran the same kernel
+    /// once at the profile size for them.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub counted_by_emulator: bool,
 }
 
 impl BulkCopies {
     /// The sentence the run panel and the CLI show under the total.
     pub fn note(&self) -> String {
         format!(
-            "not in the figure: {} sectors ({} bytes) moved by bulk copies (cp.async.bulk); \
+            "not in the figure: {} sectors ({} bytes) moved by bulk copies (cp.async.bulk{}); \
              smsp__sass_sectors_mem_global counts only the loads and stores threads issue",
             crate::report::thousands(self.sectors),
-            crate::report::thousands(self.bytes)
+            crate::report::thousands(self.bytes),
+            if self.counted_by_emulator {
+                ", counted on the emulator"
+            } else {
+                ""
+            }
         )
     }
 }
