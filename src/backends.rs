@@ -205,7 +205,6 @@ impl Backends {
         }
         // The emulator traced the watched block in its last launch; after a GPU run the
         // emulator runs the kernel once more for it.
-        let ran_to_the_end = kernel.is_some() && report.fault.is_none() && report.findings.is_empty();
         // The GPU's figure leaves out what bulk copies moved; the report must still say how
         // much that was (never a total that silently drops traffic).
         if !on_emulator
@@ -221,15 +220,6 @@ impl Backends {
             (Some(_), None, Some(kernel)) if !on_emulator => self.emulated_trace(lesson, &kernel, cancel),
             (Some(_), None, _) => Trace::default(),
         };
-        // After the trace: the check loads another program into the emulator.
-        if ran_to_the_end {
-            let started = std::time::Instant::now();
-            report.unexecuted = crate::unexecuted::find(&mut self.emulator, lesson, request, report.seed, cancel);
-            report.stages.push(crate::report::StageTime {
-                stage: "unoptimised check".into(),
-                millis: started.elapsed().as_secs_f64() * 1e3,
-            });
-        }
         RunOutput { report, trace }
     }
 

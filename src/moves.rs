@@ -20,14 +20,13 @@
 pub use crate::report::moves::{AccessMove, MoveKind, Moves, lines_name};
 
 use crate::backend::CancelFlag;
-use crate::compile::{CompiledKernel, MachineCode, Target, compile_kernel};
+use crate::compile::{CompiledKernel, MachineCode};
 use crate::emu::{
     BufferId, Program, RunOptions, TraceSpace, TracedAccess, buffer_name, load_program, run_lesson_kernel,
 };
 use crate::harness::{poisoned_output, random_inputs};
-use crate::lesson::{Language, Lesson};
+use crate::lesson::Lesson;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
-use std::path::Path;
 
 /// One thread's access to one 4-byte word of a buffer, in one epoch of that thread. The
 /// buffer by name: the two builds number their `__device__` variables each in its own order.
@@ -113,21 +112,15 @@ struct Written {
     words_not_made: u64,
 }
 
-/// Compiles `source` without optimisation and traces both kernels on one block. Errors say
-/// why there is no explanation (a Rust kernel, a kernel the emulator cannot run unoptimised).
+/// Traces `kernel` and its unoptimised build `reference` (`compile::compile_unoptimised`) on
+/// one block. Errors say why there is no explanation (a kernel the emulator cannot run
+/// unoptimised).
 pub fn trace(
-    source: &str,
-    source_name: &str,
     lesson: &Lesson,
     kernel: &CompiledKernel,
-    nvrtc: Option<&Path>,
+    reference: &CompiledKernel,
     cancel: &CancelFlag,
 ) -> Result<Traced, String> {
-    if Language::of(source_name) == Language::Rust {
-        return Err("not worked out for Rust kernels yet".into());
-    }
-    let reference = compile_kernel(source, source_name, lesson, Target::Unoptimised { compute: 90 }, nvrtc)
-        .map_err(|f| format!("the unoptimised compile failed: {}", f.headline()))?;
     let optimised = load_program(&kernel.ptx, &kernel.entry).map_err(|e| e.to_string())?;
     let unoptimised = load_program(&reference.ptx, &reference.entry)
         .map_err(|e| format!("the emulator cannot run the unoptimised kernel: {e}"))?;

@@ -128,7 +128,7 @@ pub(crate) fn run_stages(
     };
     let profile_seed = size_seed(run.report.seed, lesson.profile_size);
     let profiling_alongside = backend.start_profile(lesson, &kernel, profile_seed) == ProfileStart::Measuring;
-    let moves = start_moves_trace(lesson, request, &kernel, cancel);
+    let moves = start_moves_trace(lesson, request, &kernel, run.report.seed, cancel);
 
     let sizes = &lesson.verify_sizes;
     for (index, &n) in sizes.iter().enumerate() {
@@ -198,12 +198,20 @@ pub(crate) fn run_stages(
                 Some(Err(why)) => profile.machine_code_unavailable = Some(why.clone()),
                 _ => {}
             }
-            match moves.map(|m| m.join().unwrap_or_else(|_| Err("the trace panicked".into()))) {
-                Some(Ok(traced)) => {
-                    profile.moves = Some(crate::moves::explain(&traced, profile.machine_code.as_ref()));
+            let unoptimised = moves.map(|m| {
+                m.join()
+                    .unwrap_or_else(|_| (Err("the trace panicked".into()), Vec::new()))
+            });
+            if let Some((traced, unexecuted)) = unoptimised {
+                match traced {
+                    Ok(traced) => profile.moves = Some(crate::moves::explain(&traced, profile.machine_code.as_ref())),
+                    Err(why) => profile.moves_unavailable = Some(why),
                 }
-                Some(Err(why)) => profile.moves_unavailable = Some(why),
-                None => {}
+                // Beside a verdict the run reached, never one of its own: a run with a
+                // finding or fault has its own story to tell first.
+                if run.report.findings.is_empty() && run.report.fault.is_none() {
+                    run.report.unexecuted = unexecuted;
+                }
             }
             run.report.profile = Some(profile)
         }
@@ -365,14 +373,23 @@ impl Compiled {
     }
 }
 
-type MovesTrace = std::thread::JoinHandle<Result<crate::moves::Traced, String>>;
+/// What the kernel's unoptimised build told, from its thread: the compiler's moves (or why
+/// there are none), and the accesses only that build makes.
+type Unoptimised = (
+    Result<crate::moves::Traced, String>,
+    Vec<crate::report::UnexecutedAccess>,
+);
+type MovesTrace = std::thread::JoinHandle<Unoptimised>;
 
-/// Traces the kernel against its unoptimised build (`moves`) in a thread of its own, while
-/// the sizes are verified: about one more compile's time, on one host thread.
+/// Builds the kernel without optimisation once, in a thread of its own while the sizes are
+/// verified (about one more compile's time, on one host thread), and from that build traces
+/// the compiler's moves (`moves`) and looks for accesses the optimised build never made
+/// (`unexecuted`).
 fn start_moves_trace(
     lesson: &Lesson,
     request: &RunRequest,
     kernel: &crate::compile::CompiledKernel,
+    run_seed: u64,
     cancel: &CancelFlag,
 ) -> Option<MovesTrace> {
     let (lesson, kernel, cancel) = (lesson.clone(), kernel.clone(), cancel.clone());
@@ -384,9 +401,16 @@ fn start_moves_trace(
     std::thread::Builder::new()
         .name("moves trace".into())
         .spawn(move || {
-            let traced = crate::moves::trace(&source, &name, &lesson, &kernel, nvrtc.as_deref(), &cancel);
+            let reference = crate::compile::compile_unoptimised(&source, &name, &lesson, nvrtc.as_deref());
+            let traced = reference
+                .as_ref()
+                .map_err(Clone::clone)
+                .and_then(|reference| crate::moves::trace(&lesson, &kernel, reference, &cancel));
             crate::timeline("moves trace done");
-            traced
+            let unexecuted = reference
+                .map(|reference| crate::unexecuted::find(&lesson, &reference, run_seed, &cancel))
+                .unwrap_or_default();
+            (traced, unexecuted)
         })
         .ok()
 }

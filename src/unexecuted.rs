@@ -2,50 +2,38 @@
 //! below a border test's `return` or drop it, so an out-of-bounds read the source performs
 //! never runs, and neither the GPU nor compute-sanitizer has anything to report. The source
 //! is still wrong (undefined behaviour that another compiler version or a `-G` build
-//! executes), so after a run that ended without a fault the kernel is compiled without
-//! optimisation and run on the emulator at the small sizes `check` uses. An out-of-bounds or
+//! executes), so beside every run the kernel's unoptimised build runs on the emulator at the small sizes
+//! `check` uses (the pipeline, with the compiler view's trace of the same build). An out-of-bounds or
 //! misaligned access there is reported beside the verdict, never in it: the hardware ran the
 //! optimised code, and its verdict stands.
 
 use crate::backend::{Backend, CancelFlag, KernelFault};
-use crate::compile::{Target, compile_kernel};
-use crate::emu::EmulatorBackend;
+use crate::compile::CompiledKernel;
+use crate::emu::{EmulatorBackend, EmulatorOptions};
 use crate::harness::size_seed;
-use crate::lesson::{Language, Lesson};
-use crate::pipeline::RunRequest;
+use crate::lesson::Lesson;
 use crate::report::UnexecutedAccess;
 
-/// The first out-of-bounds or misaligned access the unoptimised build makes, at the
-/// smallest size where it makes one; none when it makes none, or cannot be built or run
-/// (that is the compiler view's business, not the learner's).
+/// The first out-of-bounds or misaligned access `unoptimised` (the kernel's `-G` build,
+/// `compile::compile_unoptimised`) makes, at the smallest of the lesson's small sizes where it
+/// makes one; none when it makes none or cannot be run (that is the compiler view's business,
+/// not the learner's). Runs on an emulator of its own, on one host thread, beside the run.
 pub fn find(
-    emulator: &mut EmulatorBackend,
     lesson: &Lesson,
-    request: &RunRequest,
+    unoptimised: &CompiledKernel,
     run_seed: u64,
     cancel: &CancelFlag,
 ) -> Vec<UnexecutedAccess> {
-    // rustc has no `-G`: its unoptimised build is another program, not the same one with
-    // every access kept.
-    if Language::of(&request.source_name) != Language::Cuda {
-        return Vec::new();
-    }
-    let target = Target::Unoptimised { compute: 90 };
-    let Ok(kernel) = compile_kernel(
-        &request.source,
-        &request.source_name,
-        lesson,
-        target,
-        request.nvrtc_path.as_deref(),
-    ) else {
-        return Vec::new();
-    };
-    emulator.set_watch(None);
+    let mut emulator = EmulatorBackend::new(EmulatorOptions {
+        threads: 1,
+        ..EmulatorOptions::default()
+    });
     for n in lesson.small_sizes() {
         if cancel.is_cancelled() {
             break;
         }
-        let fault = match emulator.verify_size(lesson, &kernel, n, size_seed(run_seed, n), &mut |_| {}, cancel) {
+        let seed = size_seed(run_seed, n);
+        let fault = match emulator.verify_size(lesson, unoptimised, n, seed, &mut |_| {}, cancel) {
             Err(fault @ (KernelFault::OutOfBounds { .. } | KernelFault::Misaligned { .. })) => fault,
             _ => continue,
         };

@@ -4,7 +4,7 @@
 mod common;
 
 use haloscope::backend::CancelFlag;
-use haloscope::compile::{Target, compile_kernel, machine_code};
+use haloscope::compile::{Target, compile_kernel, compile_unoptimised, machine_code};
 use haloscope::moves::{self, MoveKind};
 
 fn moves_of(lesson_id: &str, file: &str) -> moves::Moves {
@@ -13,7 +13,8 @@ fn moves_of(lesson_id: &str, file: &str) -> moves::Moves {
     let source = std::fs::read_to_string(&path).unwrap();
     let kernel = compile_kernel(&source, file, &lesson, Target::EMULATOR, None).unwrap();
     let machine = machine_code::check(&kernel.ptx, kernel.cubin.as_deref().unwrap(), 90).ok();
-    let traced = moves::trace(&source, file, &lesson, &kernel, None, &CancelFlag::default()).unwrap();
+    let reference = compile_unoptimised(&source, file, &lesson, None).unwrap();
+    let traced = moves::trace(&lesson, &kernel, &reference, &CancelFlag::default()).unwrap();
     moves::explain(&traced, machine.as_ref())
 }
 

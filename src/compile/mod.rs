@@ -107,6 +107,29 @@ impl CompileFailure {
     }
 }
 
+/// The kernel's unoptimised build (NVRTC `-G`): every access the source makes is kept, in
+/// source order. The compiler view's `moves` and the `unexecuted` check both start from it.
+/// CUDA only: rustc has no `-G` (its debug build is another program, not this one with
+/// every access kept).
+pub fn compile_unoptimised(
+    source: &str,
+    source_name: &str,
+    lesson: &Lesson,
+    nvrtc_path: Option<&Path>,
+) -> Result<CompiledKernel, String> {
+    if Language::of(source_name) == Language::Rust {
+        return Err("not worked out for Rust kernels yet".into());
+    }
+    compile_kernel(
+        source,
+        source_name,
+        lesson,
+        Target::Unoptimised { compute: 90 },
+        nvrtc_path,
+    )
+    .map_err(|f| format!("the unoptimised compile failed: {}", f.headline()))
+}
+
 /// Compiles `source` (shown to the learner as `source_name`) for `lesson` and checks the
 /// signature and entry point against its contract: CUDA C++ with NVRTC, Rust (`.rs`) with
 /// rustc.
