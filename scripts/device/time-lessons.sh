@@ -4,7 +4,9 @@
 # card's copy bandwidth measured by the worker) and, for the 2D and 3D starters and
 # solutions, why a kernel with fewer sectors can run slower: ncu's L1 hit rate, DRAM bytes,
 # achieved occupancy and the warps' stall reasons at the barrier. Writes $OUT/time.log and
-# $OUT/time-runs.tgz.
+# $OUT/time-runs.tgz. The 2D lesson's timing variants (loads_first, async_tile, loop_fill,
+# sides_from_cache: what a learner can change to make the tile faster) get both.
+# LESSONS="..." and NCU="lesson:kernel ..." narrow the two lists.
 set -uo pipefail
 OUT="${OUT:-/tmp/time-lessons}"
 W=/tmp/time-lessons
@@ -15,8 +17,7 @@ export HALOSCOPE_WORKER_EXE="$BIN"
 export HALOSCOPE_RUSTC="$PWD/scripts/replay-rustc.sh"
 exec > >(tee "$OUT/time.log") 2>&1
 nvidia-smi --query-gpu=name,driver_version,clocks.max.sm,clocks.max.mem --format=csv,noheader
-for lesson_dir in lessons/*/; do
-    lesson=$(basename "$lesson_dir")
+for lesson in ${LESSONS:-$(ls lessons)}; do
     for kernel in kernels/"$lesson"/*.cu; do
         name="$lesson-$(basename "$kernel" .cu)"
         timeout 120 "$BIN" run --lesson "$lesson" --kernel "$kernel" --backend gpu --json --seed 7 > "$W/$name.json" 2> "$W/$name.err"
@@ -34,7 +35,9 @@ PY
     done
 done
 metrics=l1tex__t_sector_hit_rate.pct,lts__t_sector_hit_rate.pct,dram__bytes_read.sum,dram__bytes_write.sum,sm__warps_active.avg.pct_of_peak_sustained_active,smsp__average_warp_latency_issue_stalled_barrier.ratio,smsp__average_warp_latency_issue_stalled_long_scoreboard.ratio,smsp__average_warp_latency_issue_stalled_lg_throttle.ratio,gpu__time_duration.sum,smsp__sass_sectors_mem_global.sum
-for entry in stencil-2d:starter stencil-2d:solution stencil-3d:starter stencil-3d:solution stencil-3d-registers:solution stencil-2d-cluster:solution; do
+NCU_DEFAULT="stencil-2d:starter stencil-2d:solution stencil-2d:loads_first stencil-2d:async_tile stencil-2d:loop_fill
+stencil-2d:sides_from_cache stencil-3d:starter stencil-3d:solution stencil-3d-registers:solution stencil-2d-cluster:solution"
+for entry in ${NCU:-$NCU_DEFAULT}; do
     lesson="${entry%%:*}"
     kernel="kernels/$lesson/${entry#*:}.cu"
     echo "== ncu $kernel"
