@@ -18,9 +18,8 @@ pub struct HazardCheck {
     pub lesson: String,
     pub kernel: String,
     pub sizes: Vec<u32>,
-    /// `kernel-fault`, `wrong-results` or `correct` (every element right at every size), or
-    /// `compile-error`/`contract-error`/`infra-error` when it never ran.
-    pub outcome: String,
+    /// Correct (every element right at every size), or the verdict that says why not.
+    pub outcome: CheckOutcome,
     /// The hazard classes found, sorted.
     pub classes: Vec<HazardClass>,
     /// What ended the run early, in words.
@@ -28,6 +27,56 @@ pub struct HazardCheck {
     /// Every finding's message, in the order the report lists them (the first is the
     /// earliest: the headline).
     pub findings: Vec<String>,
+}
+
+/// What a check's run came to. In JSON and on the CLI it is one word: `correct`, or the
+/// verdict's own word (`kernel-fault`, `wrong-results`, `compile-error`, ...).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(into = "String", try_from = "String")]
+pub enum CheckOutcome {
+    Correct,
+    Failed(Verdict),
+}
+
+impl CheckOutcome {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            CheckOutcome::Correct => "correct",
+            CheckOutcome::Failed(verdict) => verdict.as_str(),
+        }
+    }
+
+    /// The exit codes of `run`: correct is 0, anything else its verdict's code.
+    pub fn exit_code(self) -> i32 {
+        match self {
+            CheckOutcome::Correct => 0,
+            CheckOutcome::Failed(verdict) => verdict.exit_code(),
+        }
+    }
+}
+
+impl std::fmt::Display for CheckOutcome {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl From<CheckOutcome> for String {
+    fn from(outcome: CheckOutcome) -> String {
+        outcome.as_str().to_string()
+    }
+}
+
+impl TryFrom<String> for CheckOutcome {
+    type Error = String;
+    fn try_from(word: String) -> Result<CheckOutcome, String> {
+        match word.as_str() {
+            "correct" => Ok(CheckOutcome::Correct),
+            _ => Verdict::parse(&word)
+                .map(CheckOutcome::Failed)
+                .ok_or_else(|| format!("`{word}` is neither `correct` nor a verdict")),
+        }
+    }
 }
 
 /// Runs `request` on the emulator at `sizes` (the default when empty) and sorts what it found.
@@ -49,14 +98,16 @@ pub fn check(lesson: &Lesson, request: &RunRequest, sizes: &[u32]) -> HazardChec
 
 fn summarise(lesson: &Lesson, request: &RunRequest, sizes: Vec<u32>, report: &RunReport) -> HazardCheck {
     let all_correct = report.sizes.len() == sizes.len() && report.sizes.iter().all(|s| s.passed());
+    // A hazard is a kernel fault; a run that got through is judged on its results alone
+    // (the gate plays no part here).
     let outcome = match report.verdict {
         Verdict::CompileError
         | Verdict::ContractError
         | Verdict::InfraError
         | Verdict::KernelFault
-        | Verdict::EmulatorLimit => verdict_name(report.verdict),
-        _ if all_correct => "correct".to_string(),
-        _ => verdict_name(Verdict::WrongResults),
+        | Verdict::EmulatorLimit => CheckOutcome::Failed(report.verdict),
+        _ if all_correct => CheckOutcome::Correct,
+        _ => CheckOutcome::Failed(Verdict::WrongResults),
     };
     HazardCheck {
         lesson: lesson.id.clone(),
@@ -69,10 +120,18 @@ fn summarise(lesson: &Lesson, request: &RunRequest, sizes: Vec<u32>, report: &Ru
     }
 }
 
-/// A verdict as `--json` spells it (`kernel-fault`).
-fn verdict_name(verdict: Verdict) -> String {
-    serde_json::to_value(verdict)
-        .ok()
-        .and_then(|v| v.as_str().map(str::to_string))
-        .unwrap_or_default()
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_outcome_is_one_word_both_ways() {
+        let all = std::iter::once(CheckOutcome::Correct).chain(Verdict::ALL.into_iter().map(CheckOutcome::Failed));
+        for outcome in all {
+            let json = serde_json::to_string(&outcome).unwrap();
+            assert_eq!(json, format!("\"{outcome}\""));
+            assert_eq!(serde_json::from_str::<CheckOutcome>(&json).unwrap(), outcome);
+        }
+        assert!(serde_json::from_str::<CheckOutcome>("\"fine\"").is_err());
+    }
 }

@@ -1,5 +1,5 @@
 //! GPU backend tests. They need an NVIDIA GPU, so they are `#[ignore]`d: CI lists them as
-//! ignored, and scripts/gpu-check.sh runs them with `--ignored` on the lent H200, where they
+//! ignored, and scripts/device/checks/gpu-tests.sh runs them with `--ignored` on the lent H200, where they
 //! must match the figures the H200 measured (docs/measurements.md, tests/common/h200.rs).
 //! Without a GPU, `--ignored` makes them fail, not skip.
 
@@ -15,7 +15,7 @@ use haloscope::report::{RunReport, Verdict};
 fn gpu() -> GpuBackend {
     assert!(
         gpu_present(),
-        "no NVIDIA GPU here: these tests run in scripts/gpu-check.sh"
+        "no NVIDIA GPU here: these tests run in scripts/device/checks/gpu-tests.sh"
     );
     // The worker is this test's haloscope binary.
     if std::env::var_os("HALOSCOPE_WORKER_EXE").is_none() {
@@ -32,14 +32,10 @@ fn run_on(backend: &mut dyn Backend, lesson: &str, kernel: &str) -> RunReport {
     run_with_backend(&lesson, &request, backend, &mut |_| {}, &CancelFlag::default())
 }
 
-fn verdict_name(v: Verdict) -> String {
-    serde_json::to_value(v).unwrap().as_str().unwrap().to_string()
-}
-
 /// The verdicts the GPU may give: the H200's, or those docs/known-differences.md accepts
 /// (a race can by luck give right values).
 fn accepted_verdicts(h: &H200) -> Vec<String> {
-    let mut ok = vec![h.verdict.to_string()];
+    let mut ok = vec![h.verdict.as_str().to_string()];
     for d in common::known_differences() {
         if d.kernel == h.kernel && d.field == "verdict" {
             ok.extend(d.gpu.split('|').map(str::to_string));
@@ -51,9 +47,13 @@ fn accepted_verdicts(h: &H200) -> Vec<String> {
 /// Checks one GPU report against the H200's figures; returns what is wrong.
 fn mismatches(h: &H200, report: &RunReport) -> Vec<String> {
     let mut wrong = Vec::new();
-    let verdict = verdict_name(report.verdict);
+    let verdict = report.verdict.as_str().to_string();
     if !accepted_verdicts(h).contains(&verdict) {
-        wrong.push(format!("verdict {verdict}, H200 {}: {}", h.verdict, report.headline));
+        wrong.push(format!(
+            "verdict {verdict}, H200 {}: {}",
+            h.verdict.as_str(),
+            report.headline
+        ));
     }
     let Some(p) = &report.profile else {
         wrong.push(format!("no profile: {}", report.headline));
@@ -91,7 +91,7 @@ fn check_all(kernels: &[H200]) {
         eprintln!(
             "{}: {} {:?}",
             h.kernel,
-            verdict_name(report.verdict),
+            report.verdict.as_str(),
             report.profile.as_ref().map(|p| p.sectors)
         );
         failures.extend(wrong.into_iter().map(|w| format!("{}: {w}", h.kernel)));
@@ -108,8 +108,8 @@ fn every_cuda_kernel_gives_the_h200_verdict_and_figures() {
 #[test]
 #[ignore = "needs an NVIDIA GPU"]
 fn every_rust_kernel_gives_the_h200_verdict_and_figures() {
-    // On the device machine HALOSCOPE_RUSTC is scripts/replay-rustc.sh (gpu-check.sh sets it).
-    haloscope::compile::rust_toolchain().expect("a rustc for nvptx64 (or scripts/replay-rustc.sh)");
+    // On the device machine HALOSCOPE_RUSTC is scripts/device/replay-rustc.sh (the checks set it).
+    haloscope::compile::rust_toolchain().expect("a rustc for nvptx64 (or scripts/device/replay-rustc.sh)");
     check_all(RUST);
 }
 

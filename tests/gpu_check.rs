@@ -1,17 +1,18 @@
-//! scripts/gpu-check.sh and its comparison (scripts/gpu_compare.py), here, with fake inputs
+//! scripts/device/checks/kernel-figures.sh and compare-kernel-figures.py, here, with fake inputs
 //! and fake GPU tools: CUPTI, ncu and the emulator must agree per kernel unless
 //! docs/known-differences.md lists the difference, and any failing step fails the script.
 
 mod common;
 
 use common::h200::{CUDA, H200, RUST};
+use haloscope::report::Verdict;
 use serde_json::{Value, json};
 use std::path::Path;
 use std::process::Command;
 
 fn python(args: &[&str]) -> (i32, String) {
     let out = Command::new("python3")
-        .arg(common::root().join("scripts/gpu_compare.py"))
+        .arg(common::root().join("scripts/device/checks/compare-kernel-figures.py"))
         .args(args)
         .output()
         .expect("python3 (a prerequisite, see README.md)");
@@ -24,13 +25,7 @@ fn python(args: &[&str]) -> (i32, String) {
 }
 
 fn report(verdict: &str, sectors: u64, loads: u64, stores: u64, ideal: u64) -> Value {
-    let exit_code = match verdict {
-        "pass" => 0,
-        "gate-fail" => 10,
-        "wrong-results" => 11,
-        "kernel-fault" => 14,
-        _ => 20,
-    };
+    let exit_code = Verdict::parse(verdict).map_or(Verdict::InfraError.exit_code(), Verdict::exit_code);
     json!({
         "verdict": verdict, "exit_code": exit_code, "headline": format!("fake {verdict}"),
         "profile": {"sectors": sectors, "load_sectors": loads, "store_sectors": stores,
@@ -38,9 +33,9 @@ fn report(verdict: &str, sectors: u64, loads: u64, stores: u64, ideal: u64) -> V
     })
 }
 
-/// One kernel's line as gpu-check.sh collects it, every source agreeing on `h`.
+/// One kernel's line as kernel-figures.sh collects it, every source agreeing on `h`.
 fn agreeing(h: &H200) -> Value {
-    let r = report(h.verdict, h.sectors, h.loads, h.stores, h.ideal);
+    let r = report(h.verdict.as_str(), h.sectors, h.loads, h.stores, h.ideal);
     json!({"lesson": h.lesson(), "kernel": h.kernel, "gpu": r.clone(), "emu": r,
            "gpu_exit": r["exit_code"], "emu_exit": r["exit_code"], "ncu_exit": 0,
            "ncu_per_launch": h.sectors / 100, "ncu_tail": null})
@@ -242,7 +237,7 @@ fn the_shipped_known_differences_fit_the_h200_figures() {
 fn collect_reads_the_runs_and_ncus_csv() {
     let dir = tempfile::tempdir().unwrap();
     let h = starter();
-    let r = report(h.verdict, h.sectors, h.loads, h.stores, h.ideal);
+    let r = report(h.verdict.as_str(), h.sectors, h.loads, h.stores, h.ideal);
     std::fs::write(dir.path().join("gpu.json"), r.to_string()).unwrap();
     std::fs::write(dir.path().join("emu.json"), "not json").unwrap();
     std::fs::write(dir.path().join("emu.err"), "the emulator crashed").unwrap();
@@ -281,12 +276,12 @@ fn write_exe(path: &Path, text: &str) {
 }
 
 /// A checkout with one kernel, fake `haloscope`, `ncu` and `nvidia-smi`, and a fake GPU test
-/// binary; runs gpu-check.sh there with `env` and returns (exit code, log).
+/// binary; runs kernel-figures.sh there with `env` and returns (exit code, log).
 fn fake_gpu_check(env: &[(&str, &str)]) -> (i32, String) {
     let dir = tempfile::tempdir().unwrap();
     let root = dir.path().join("repo");
     for sub in [
-        "scripts",
+        "scripts/device/checks",
         "docs",
         "kernels/stencil-2d",
         "lessons/stencil-2d",
@@ -296,8 +291,8 @@ fn fake_gpu_check(env: &[(&str, &str)]) -> (i32, String) {
         std::fs::create_dir_all(root.join(sub)).unwrap();
     }
     for f in [
-        "scripts/gpu-check.sh",
-        "scripts/gpu_compare.py",
+        "scripts/device/checks/kernel-figures.sh",
+        "scripts/device/checks/compare-kernel-figures.py",
         "docs/known-differences.md",
     ] {
         std::fs::copy(common::root().join(f), root.join(f)).unwrap();
@@ -305,7 +300,7 @@ fn fake_gpu_check(env: &[(&str, &str)]) -> (i32, String) {
     std::fs::write(root.join("kernels/stencil-2d/starter.cu"), "// fake\n").unwrap();
     std::fs::write(root.join("lessons/stencil-2d/lesson.toml"), "# fake\n").unwrap();
     let h = starter();
-    let gpu = report(h.verdict, h.sectors, h.loads, h.stores, h.ideal).to_string();
+    let gpu = report(h.verdict.as_str(), h.sectors, h.loads, h.stores, h.ideal).to_string();
     write_exe(
         &root.join(".devbin/haloscope"),
         &format!(
@@ -345,7 +340,7 @@ echo '"0","4242","haloscope","h","stencil2d","1","7","b","g","0","9.0","s","smsp
     let out_dir = dir.path().join("out");
     let path = format!("{}:{}", root.join("bin").display(), std::env::var("PATH").unwrap());
     let mut cmd = Command::new("bash");
-    cmd.arg("scripts/gpu-check.sh")
+    cmd.arg("scripts/device/checks/kernel-figures.sh")
         .current_dir(&root)
         .env("PATH", path)
         .env("OUT", &out_dir)

@@ -7,7 +7,6 @@ mod common;
 use egui_kittest::Harness;
 use egui_kittest::kittest::{NodeT, Queryable};
 use haloscope::app::App;
-use haloscope::app::state::ResultTab;
 use haloscope::backend::BackendChoice;
 
 use common::app::{click_at, harness, wait_for_run};
@@ -72,13 +71,16 @@ fn picking_a_diagram_cell_shows_its_reads() {
     h.get_by_label("PASS");
     h.get_by_label("Diagram").click();
     h.run();
-    assert_eq!(h.state().saved.prefs.result_tab, ResultTab::Diagram);
+    assert_eq!(h.state().saved.prefs.result_tab, "diagram");
     // Click the cell of thread (10, 2): column 11, row 3 of the 34 x 10 patch.
     let rect = h.get_by_label("Read-source diagram").rect();
     let cell = rect.width() / 34.0;
     let pos = egui::pos2(rect.min.x + cell * 11.5, rect.min.y + cell * 3.5);
     click_at(&mut h, pos);
-    assert_eq!(h.state().views.diagram.picked, [10, 2, 0]);
+    assert_eq!(
+        h.state().views.get::<haloscope::app::diagram::DiagramState>().picked,
+        [10, 2, 0]
+    );
     h.get_by_label_contains("thread (10, 2, 0): its 5 reads");
     h.get_by_label_contains("left    from shared tile [3][10]");
 }

@@ -7,7 +7,7 @@ mod common;
 
 use common::app::harness;
 use egui_kittest::kittest::Queryable;
-use haloscope::app::state::{LessonTab, ResultTab, Theme};
+use haloscope::app::state::{LessonTab, Theme};
 
 /// The preferences as written to the data directory.
 fn saved_prefs(data: &std::path::Path) -> serde_json::Value {
@@ -50,7 +50,7 @@ fn the_top_bar_and_the_lesson_panel_change_preferences_through_actions() {
     // Results head: a tab.
     h.get_by_label("Chart").click();
     h.run();
-    assert_eq!(h.state().saved.prefs.result_tab, ResultTab::Chart);
+    assert_eq!(h.state().saved.prefs.result_tab, "chart");
 
     // Another lesson from the list.
     h.get_by_label_contains("1D").click();

@@ -38,7 +38,12 @@ fn the_block_replay_plays_steps_and_shows_who_wrote_the_tile() {
     h.get_by_label("Diagram").click();
     h.run();
     h.get_by_label("Block replay");
-    let replay = h.state().views.replay.model().expect("a replay of the run");
+    let replay = h
+        .state()
+        .views
+        .get::<haloscope::app::replay::ReplayState>()
+        .model()
+        .expect("a replay of the run");
     assert!(replay.len() > 10, "{} steps", replay.len());
     assert_eq!(replay.barriers().len(), 1, "the solution has one barrier");
     // Step with the buttons and the keys.
@@ -46,28 +51,37 @@ fn the_block_replay_plays_steps_and_shows_who_wrote_the_tile() {
         h.get_by_label("Next").click();
         h.run();
     }
-    assert_eq!(h.state().views.replay.step, 3);
+    assert_eq!(h.state().views.get::<haloscope::app::replay::ReplayState>().step, 3);
     h.get_by_label("Back").click();
     h.run();
-    assert_eq!(h.state().views.replay.step, 2);
+    assert_eq!(h.state().views.get::<haloscope::app::replay::ReplayState>().step, 2);
     h.key_press(egui::Key::ArrowRight);
     h.run();
-    assert_eq!(h.state().views.replay.step, 3);
+    assert_eq!(h.state().views.get::<haloscope::app::replay::ReplayState>().step, 3);
     // Play advances on its own; pause stops it.
     h.get_by_label("Play").click();
     for _ in 0..20 {
         h.step();
         std::thread::sleep(std::time::Duration::from_millis(20));
     }
-    assert!(h.state().views.replay.playing);
-    assert!(h.state().views.replay.step > 3, "step {}", h.state().views.replay.step);
+    assert!(h.state().views.get::<haloscope::app::replay::ReplayState>().playing);
+    assert!(
+        h.state().views.get::<haloscope::app::replay::ReplayState>().step > 3,
+        "step {}",
+        h.state().views.get::<haloscope::app::replay::ReplayState>().step
+    );
     h.get_by_label("Pause").click();
     h.run();
-    assert!(!h.state().views.replay.playing);
+    assert!(!h.state().views.get::<haloscope::app::replay::ReplayState>().playing);
 
     // The first tile write: warp 0 (threads ty = 0) stores its own cells, row 1 of the
     // 34 x 10 patch. At that step the tile shows cell (1, 1) written by warp 0.
-    let replay = h.state().views.replay.model().unwrap();
+    let replay = h
+        .state()
+        .views
+        .get::<haloscope::app::replay::ReplayState>()
+        .model()
+        .unwrap();
     let first_write = replay
         .steps
         .iter()
@@ -78,7 +92,10 @@ fn the_block_replay_plays_steps_and_shows_who_wrote_the_tile() {
     let warp = replay.steps[first_write].warp;
     // No barrier comes before the first tile write.
     assert!(replay.barriers()[0] > first_write);
-    h.state_mut().views.replay.step = first_write;
+    h.state_mut()
+        .views
+        .get_mut::<haloscope::app::replay::ReplayState>()
+        .step = first_write;
     h.run();
     let rect = h.get_by_label("Replay tile").rect();
     let cell = rect.width() / 34.0;
@@ -87,7 +104,13 @@ fn the_block_replay_plays_steps_and_shows_who_wrote_the_tile() {
     h.get_by_label(&format!("tile row 1, column 1: written by warp {warp}"));
     // Clicking the timeline selects that step's line in the editor.
     let timeline = h.get_by_label("Replay timeline").rect();
-    let len = h.state().views.replay.model().unwrap().len();
+    let len = h
+        .state()
+        .views
+        .get::<haloscope::app::replay::ReplayState>()
+        .model()
+        .unwrap()
+        .len();
     let k = first_write;
     let pos = egui::pos2(
         timeline.min.x + (k as f32 + 0.5) * timeline.width() / len as f32,
@@ -95,7 +118,14 @@ fn the_block_replay_plays_steps_and_shows_who_wrote_the_tile() {
     );
     click_at(&mut h, pos);
     h.run_steps(20);
-    let line = h.state().views.replay.model().unwrap().steps[k].line as usize;
+    let line = h
+        .state()
+        .views
+        .get::<haloscope::app::replay::ReplayState>()
+        .model()
+        .unwrap()
+        .steps[k]
+        .line as usize;
     assert_eq!(h.state().editor.cursor_line, line);
     // A click on the status bar takes the focus from the editor: its blinking cursor would
     // make the snapshot depend on the clock.
@@ -113,11 +143,20 @@ fn the_heat_map_counts_fetches_per_element() {
     // The first count starts when the tab opens; a spinner repaints while it runs.
     h.get_by_label("Heat map").click();
     h.step();
-    wait_while(&mut h, |app| app.views.heatmap.busy());
+    wait_while(&mut h, |app| {
+        app.views.get::<haloscope::app::heatmap::HeatMapState>().busy()
+    });
     h.get_by_label("33").click();
     h.step();
-    wait_while(&mut h, |app| app.views.heatmap.busy());
-    let map = h.state().views.heatmap.map().expect("counts");
+    wait_while(&mut h, |app| {
+        app.views.get::<haloscope::app::heatmap::HeatMapState>().busy()
+    });
+    let map = h
+        .state()
+        .views
+        .get::<haloscope::app::heatmap::HeatMapState>()
+        .map()
+        .expect("counts");
     assert_eq!(map.window.n, 33);
     // The starter: an interior element is fetched by its own thread and its four
     // neighbours.
@@ -143,7 +182,9 @@ fn two_attempts_side_by_side() {
     h.state_mut().editor.replace_text(solution);
     h.get_by_label("Compare").click();
     h.step();
-    wait_while(&mut h, |app| app.views.compare.busy());
+    wait_while(&mut h, |app| {
+        app.views.get::<haloscope::app::compare::CompareState>().busy()
+    });
     // Left: the starter (default), right: the editor's solution.
     h.get_by_label("right minus left: -786,074,000 sectors");
     assert!(h.query_all_by_label("1,362,688,000").count() >= 1);
@@ -249,10 +290,15 @@ fn stop_all_ends_the_heat_maps_count_within_a_second() {
     let mut h = harness(data.path(), "stencil-2d");
     h.get_by_label("Heat map").click();
     h.step();
-    wait_while(&mut h, |app| app.views.heatmap.busy());
+    wait_while(&mut h, |app| {
+        app.views.get::<haloscope::app::heatmap::HeatMapState>().busy()
+    });
     h.get_by_label_contains("(window)").click();
     step_for(&mut h, 600);
-    assert!(h.state().views.heatmap.busy(), "the window's count is still running");
+    assert!(
+        h.state().views.get::<haloscope::app::heatmap::HeatMapState>().busy(),
+        "the window's count is still running"
+    );
     assert_eq!(h.state().jobs.running(), vec!["heat map"]);
     h.get_by_label("working: heat map");
     // For looking at (not compared: the spinner turns): the status bar while it counts.
@@ -271,7 +317,7 @@ fn stop_all_ends_the_heat_maps_count_within_a_second() {
     h.get_by_label_contains("cancelled");
     // It stays cancelled: no count starts again by itself.
     step_for(&mut h, 300);
-    assert!(!h.state().views.heatmap.busy());
+    assert!(!h.state().views.get::<haloscope::app::heatmap::HeatMapState>().busy());
 }
 
 /// Issue 30: Compare's Cancel ends its runs within 1 s and nothing starts again until the
@@ -284,7 +330,10 @@ fn cancelling_a_comparison_stops_it_within_a_second() {
     h.state_mut().editor.replace_text(solution);
     h.get_by_label("Compare").click();
     step_for(&mut h, 400);
-    assert!(h.state().views.compare.busy(), "the comparison is running");
+    assert!(
+        h.state().views.get::<haloscope::app::compare::CompareState>().busy(),
+        "the comparison is running"
+    );
     h.get_by_label("Cancel comparison").click();
     let took = stopped_after(&mut h, std::time::Instant::now());
     println!("the comparison ended {:.0} ms after Cancel", took.as_secs_f64() * 1e3);
@@ -292,12 +341,18 @@ fn cancelling_a_comparison_stops_it_within_a_second() {
     h.run();
     h.get_by_label("cancelled");
     step_for(&mut h, 300);
-    assert!(!h.state().views.compare.busy(), "no run starts by itself");
+    assert!(
+        !h.state().views.get::<haloscope::app::compare::CompareState>().busy(),
+        "no run starts by itself"
+    );
     h.get_by_label("Run both").click();
     // The click's frame clears the mark; the next frame starts the runs.
     h.step();
     h.step();
-    assert!(h.state().views.compare.busy(), "asked again, it runs");
+    assert!(
+        h.state().views.get::<haloscope::app::compare::CompareState>().busy(),
+        "asked again, it runs"
+    );
 }
 
 #[test]
@@ -312,7 +367,12 @@ fn the_cluster_lesson_shows_reads_from_a_neighbours_tile_and_the_halo_gone() {
     h.get_by_label_contains("left    from shared tile [1][0], copied from neighbour block (0,1,0)'s tile");
     h.get_by_label_contains("up      from shared tile [0][1], copied from neighbour block (1,0,0)'s tile");
     // The replay has the cluster's two barriers and the reads of the neighbours' tiles.
-    let replay = h.state().views.replay.model().expect("a replay of the run");
+    let replay = h
+        .state()
+        .views
+        .get::<haloscope::app::replay::ReplayState>()
+        .model()
+        .expect("a replay of the run");
     let kinds: Vec<StepKind> = replay.steps.iter().map(|s| s.kind).collect();
     assert_eq!(
         kinds.iter().filter(|k| **k == StepKind::ClusterBarrier).count(),
@@ -333,10 +393,14 @@ fn the_cluster_lesson_shows_reads_from_a_neighbours_tile_and_the_halo_gone() {
     // The heat map at n = 33: inside a cluster the shared halo is fetched once.
     h.get_by_label("Heat map").click();
     h.step();
-    wait_while(&mut h, |app| app.views.heatmap.busy());
+    wait_while(&mut h, |app| {
+        app.views.get::<haloscope::app::heatmap::HeatMapState>().busy()
+    });
     h.get_by_label("33").click();
     h.step();
-    wait_while(&mut h, |app| app.views.heatmap.busy());
+    wait_while(&mut h, |app| {
+        app.views.get::<haloscope::app::heatmap::HeatMapState>().busy()
+    });
     h.get_by_label_contains("thick: 4 x 2 cluster boundaries");
     let rect = h.get_by_label("Fetch heat map").rect();
     let cell = rect.width() / 33.0;
@@ -349,6 +413,47 @@ fn the_cluster_lesson_shows_reads_from_a_neighbours_tile_and_the_halo_gone() {
     // The starter (the stencil-2d solution) beside the cluster solution in the editor.
     h.get_by_label("Compare").click();
     h.step();
-    wait_while(&mut h, |app| app.views.compare.busy());
+    wait_while(&mut h, |app| {
+        app.views.get::<haloscope::app::compare::CompareState>().busy()
+    });
     h.get_by_label("right minus left: -104,857,600 sectors");
+}
+
+/// The one list of results tabs (`views::TABS`) is what the panel shows: every tab's label,
+/// left to right in the list's order, and a click on each opens it (its id saved) and draws
+/// its views after a run without a panic.
+#[test]
+fn every_tab_in_the_list_is_shown_in_its_order_and_opens() {
+    use haloscope::app::views::TABS;
+    let data = tempfile::tempdir().unwrap();
+    let mut h = harness(data.path(), "stencil-2d");
+    run_file(&mut h, "kernels/stencil-2d/solution.cu");
+    // A tab's label is the topmost node with its title (the PTX & SASS view names itself too).
+    let tab_rect = |h: &egui_kittest::Harness<'static, App>, title: &str| {
+        h.get_all_by_label(title)
+            .map(|n| n.rect())
+            .min_by(|a, b| a.top().total_cmp(&b.top()))
+            .unwrap_or_else(|| panic!("no tab labelled {title}"))
+    };
+    let lefts: Vec<f32> = TABS.iter().map(|t| tab_rect(&h, t.title).left()).collect();
+    assert!(lefts.windows(2).all(|w| w[0] < w[1]), "tabs out of order: {lefts:?}");
+    for tab in TABS {
+        // Pressed and released at the label, then a few frames (a tab with a count in
+        // flight repaints until it ends, so no `run` to a still frame here).
+        let at = tab_rect(&h, tab.title).center();
+        h.event(egui::Event::PointerMoved(at));
+        for pressed in [true, false] {
+            h.event(egui::Event::PointerButton {
+                pos: at,
+                button: egui::PointerButton::Primary,
+                pressed,
+                modifiers: Default::default(),
+            });
+        }
+        for _ in 0..3 {
+            h.step();
+        }
+        assert_eq!(h.state().saved.prefs.result_tab, tab.id);
+        wait_while(&mut h, |app| app.views.busy());
+    }
 }

@@ -6,8 +6,9 @@
 
 mod common;
 
-use haloscope::hazard_check::{HazardCheck, check};
+use haloscope::hazard_check::{CheckOutcome, HazardCheck, check};
 use haloscope::pipeline::RunRequest;
+use haloscope::report::Verdict;
 use haloscope::report::hazard::HazardClass;
 
 fn check_file(path: &std::path::Path, lesson: &str) -> HazardCheck {
@@ -48,7 +49,7 @@ fn a_half_precision_plane_is_no_race_and_gives_the_gpus_verdict() {
     let found = checked("half_plane_3d_registers.cu");
     assert!(found.classes.is_empty(), "{found:?}");
     // Half precision is too coarse for the verifier's tolerance: on the GPU and here alike.
-    assert_eq!(found.outcome, "wrong-results", "{found:?}");
+    assert_eq!(found.outcome, CheckOutcome::Failed(Verdict::WrongResults), "{found:?}");
 }
 
 #[test]

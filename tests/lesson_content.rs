@@ -237,7 +237,7 @@ fn the_pinned_h200_figures_are_the_documented_ones() {
         if h.kernel.ends_with(".cu") {
             assert_eq!(
                 cell(&rows, kernel, "verdict").as_deref(),
-                Some(h.verdict),
+                Some(h.verdict.as_str()),
                 "{}",
                 h.kernel
             );
@@ -256,7 +256,7 @@ fn the_pinned_h200_figures_are_the_documented_ones() {
         let table =
             std::fs::read_to_string(common::root().join("docs/device-runs/2026-12-02-call6-rust-table.md")).unwrap();
         assert!(
-            table.contains(&format!("| {} | {} | {} |", h.kernel, h.verdict, t(h.sectors))),
+            table.contains(&format!("| {} | {} | {} |", h.kernel, h.verdict.as_str(), t(h.sectors))),
             "{kernel}: verdict and sectors in docs/device-runs/2026-12-02-call6-rust-table.md"
         );
     }

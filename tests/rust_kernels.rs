@@ -35,10 +35,13 @@ fn every_rust_kernel_gives_the_h200_figures() {
     let mut wrong = Vec::new();
     for h in common::h200::RUST {
         let report = emulate(h.lesson(), h.kernel);
-        if report["verdict"] != h.verdict {
+        if report["verdict"] != h.verdict.as_str() {
             wrong.push(format!(
                 "{}: verdict {} (H200 {}): {}",
-                h.kernel, report["verdict"], h.verdict, report["headline"]
+                h.kernel,
+                report["verdict"],
+                h.verdict.as_str(),
+                report["headline"]
             ));
         }
         for (field, h200) in h.fields() {

@@ -5,7 +5,7 @@
 //! jump while it still borrows the report it is drawing.
 
 use super::App;
-use super::state::{LessonTab, Prefs, ResultTab, Theme};
+use super::state::{LessonTab, Prefs, Theme};
 use crate::backend::BackendChoice;
 use crate::lesson::Language;
 use std::cell::RefCell;
@@ -69,7 +69,8 @@ pub enum PrefChange {
     Zoom(f32),
     Backend(BackendChoice),
     LessonTab(LessonTab),
-    ResultTab(ResultTab),
+    /// A results tab's id (`views::TABS`).
+    ResultTab(&'static str),
     WrapCode(bool),
     /// How many of a lesson's hints are revealed.
     HintsShown {
@@ -85,7 +86,7 @@ impl PrefChange {
             PrefChange::Zoom(zoom) => prefs.zoom = zoom.clamp(0.5, 3.0),
             PrefChange::Backend(backend) => prefs.backend = backend,
             PrefChange::LessonTab(tab) => prefs.lesson_tab = tab,
-            PrefChange::ResultTab(tab) => prefs.result_tab = tab,
+            PrefChange::ResultTab(tab) => prefs.result_tab = tab.to_string(),
             PrefChange::WrapCode(wrap) => prefs.wrap_code = wrap,
             PrefChange::HintsShown { lesson, count } => {
                 prefs.hints_shown.insert(lesson, count);

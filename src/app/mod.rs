@@ -5,7 +5,7 @@
 pub mod action;
 mod chart;
 pub mod compare;
-mod diagram;
+pub mod diagram;
 mod diagram_lists;
 mod editor;
 mod editor_bar;
@@ -38,7 +38,7 @@ pub use window::run_gui;
 use crate::backends::gpu_present;
 use crate::lesson::{Course, Lesson};
 use runner::{RunOutcome, SharedBackends};
-use state::{LessonProgress, Prefs, ResultTab};
+use state::{LessonProgress, Prefs};
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::sync::mpsc::Receiver;
@@ -60,7 +60,8 @@ pub struct GuiOptions {
     pub frame_bench: Option<usize>,
     /// Put this file in the editor at start (the frame benchmark's 500-line kernel).
     pub load_file: Option<PathBuf>,
-    pub result_tab: Option<ResultTab>,
+    /// Start on this results tab (an id in `views::TABS`).
+    pub result_tab: Option<&'static str>,
     /// Start in presenter mode.
     pub presenting: bool,
     /// Play the block replay at its fastest once there is one.
@@ -156,7 +157,7 @@ impl App {
             prefs.zoom = 1.0;
         }
         if let Some(tab) = options.result_tab {
-            prefs.result_tab = tab;
+            prefs.result_tab = tab.to_string();
         }
         let progress = course
             .lessons
@@ -188,10 +189,7 @@ impl App {
             status_bar: Default::default(),
             lesson_panel: lesson_panel::LessonPanel::new(dark),
             editor: editor::EditorState::new(dark),
-            views: views::Views {
-                replay: replay::ReplayState::starting(options.play_replay, options.replay_step),
-                ..Default::default()
-            },
+            views: views::Views::default(),
             jobs: Default::default(),
             grading: None,
             backends: SharedBackends::default(),
@@ -203,6 +201,8 @@ impl App {
             instrument: instrument::Instrument::new(&options),
             options,
         };
+        *app.views.get_mut::<replay::ReplayState>() =
+            replay::ReplayState::starting(app.options.play_replay, app.options.replay_step);
         if let Some(id) = lesson_id {
             app.open_lesson(&id);
         }

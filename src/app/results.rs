@@ -3,9 +3,9 @@
 //! lines, sectors, gate, timing). The other tabs are the views in views.rs.
 
 use super::action::{Action, PrefChange};
-use super::state::ResultTab;
 use super::theme::palette;
 use super::view::{View, ViewContext};
+use super::views::{TABS, TabSpec, find_tab};
 use crate::backend::BackendChoice;
 use crate::report::Verdict;
 use crate::report::thousands;
@@ -13,7 +13,7 @@ use egui::{RichText, Ui};
 
 /// The results panel's head: backend picker, Run / Cancel, the run's progress and the tabs.
 /// Returns the tab to show.
-pub(super) fn head(cx: &ViewContext, ui: &mut Ui) -> ResultTab {
+pub(super) fn head(cx: &ViewContext, ui: &mut Ui) -> &'static TabSpec {
     ui.horizontal(|ui| {
         let backend_label = ui.label("Backend");
         let mut choice = cx.prefs.backend;
@@ -48,20 +48,24 @@ pub(super) fn head(cx: &ViewContext, ui: &mut Ui) -> ResultTab {
         ui.add(egui::ProgressBar::new(p.fraction()).text(p.describe()).animate(true));
     }
     ui.separator();
-    let mut tab = cx.prefs.result_tab;
+    let shown = find_tab(&cx.prefs.result_tab).unwrap_or(&TABS[0]);
+    let mut picked = shown;
     ui.horizontal(|ui| {
-        ui.selectable_value(&mut tab, ResultTab::Result, "Result");
-        ui.selectable_value(&mut tab, ResultTab::Diagram, "Diagram");
-        ui.selectable_value(&mut tab, ResultTab::HeatMap, "Heat map");
-        ui.selectable_value(&mut tab, ResultTab::Compare, "Compare");
-        ui.selectable_value(&mut tab, ResultTab::Chart, "Chart");
-        ui.selectable_value(&mut tab, ResultTab::Code, "PTX & SASS")
-            .on_hover_text("The PTX and SASS of the cursor's line, with each memory instruction's sectors");
+        for tab in TABS {
+            let label = ui.selectable_label(std::ptr::eq(tab, picked), tab.title);
+            let label = match tab.hover {
+                Some(hover) => label.on_hover_text(hover),
+                None => label,
+            };
+            if label.clicked() {
+                picked = tab;
+            }
+        }
     });
-    if tab != cx.prefs.result_tab {
-        cx.actions.push(Action::SetPref(PrefChange::ResultTab(tab)));
+    if !std::ptr::eq(picked, shown) {
+        cx.actions.push(Action::SetPref(PrefChange::ResultTab(picked.id)));
     }
-    tab
+    picked
 }
 
 /// The Result tab: the latest run's verdict, sizes, findings, printed lines, sectors, gate,

@@ -24,18 +24,6 @@ pub enum LessonTab {
     Learn,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
-pub enum ResultTab {
-    #[default]
-    Result,
-    Diagram,
-    HeatMap,
-    Compare,
-    Chart,
-    /// The PTX and SASS of the cursor's line (machine_code_view).
-    Code,
-}
-
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Prefs {
     pub theme: Theme,
@@ -43,7 +31,8 @@ pub struct Prefs {
     pub backend: BackendChoice,
     pub lesson: Option<String>,
     pub lesson_tab: LessonTab,
-    pub result_tab: ResultTab,
+    /// The results tab shown: its id in `views::TABS`.
+    pub result_tab: String,
     /// Hints revealed so far, per lesson.
     pub hints_shown: BTreeMap<String, usize>,
     /// The language kernels are written in.
@@ -62,7 +51,7 @@ impl Default for Prefs {
             backend: BackendChoice::default(),
             lesson: None,
             lesson_tab: LessonTab::default(),
-            result_tab: ResultTab::default(),
+            result_tab: super::views::TABS[0].id.to_string(),
             hints_shown: BTreeMap::new(),
             language: cuda(),
             wrap_code: true,

@@ -2,7 +2,6 @@
 
 use super::run::lesson_and_kernel;
 use crate::hazard_check::check;
-use crate::report::Verdict;
 use std::path::Path;
 
 pub fn run(course_dir: &Path, lesson_id: &str, kernel: &Path, sizes: &[u32], json: bool) -> i32 {
@@ -27,13 +26,5 @@ pub fn run(course_dir: &Path, lesson_id: &str, kernel: &Path, sizes: &[u32], jso
         }
     }
     // The exit codes of `run`: a hazard is a kernel fault; otherwise what the results were.
-    match found.outcome.as_str() {
-        "correct" => 0,
-        "wrong-results" => Verdict::WrongResults.exit_code(),
-        "compile-error" => Verdict::CompileError.exit_code(),
-        "contract-error" => Verdict::ContractError.exit_code(),
-        "infra-error" => Verdict::InfraError.exit_code(),
-        "emulator-limit" => Verdict::EmulatorLimit.exit_code(),
-        _ => Verdict::KernelFault.exit_code(),
-    }
+    found.outcome.exit_code()
 }

@@ -388,15 +388,16 @@ fn emulator_coverage() -> i32 {
 }
 
 fn gui(course_dir: PathBuf, args: GuiArgs) -> i32 {
-    use crate::app::state::ResultTab;
     let result_tab = match args.tab.as_deref() {
-        Some("diagram") => Some(ResultTab::Diagram),
-        Some("chart") => Some(ResultTab::Chart),
-        Some("heatmap") => Some(ResultTab::HeatMap),
-        Some("compare") => Some(ResultTab::Compare),
-        Some("code") => Some(ResultTab::Code),
-        Some("result") => Some(ResultTab::Result),
-        _ => None,
+        None => None,
+        Some(id) => match crate::app::views::find_tab(id) {
+            Some(tab) => Some(tab.id),
+            None => {
+                let ids = crate::app::views::tab_ids().join(", ");
+                eprintln!("error: there is no results tab `{id}`; the tabs are {ids}");
+                return 2;
+            }
+        },
     };
     crate::app::run_gui(crate::app::GuiOptions {
         course_dir,

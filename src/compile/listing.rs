@@ -5,8 +5,7 @@
 //! SASS is listed under the line the hardware counts it on.
 
 use super::machine_code::{
-    disassembled, is_global_sass, is_ptx_global, kernel_file, kernel_lines_of_ptx, ptx_lines_with_loc,
-    sass_instructions, without_guard,
+    decoded, disassembled, is_global_sass, kernel_file, kernel_lines_of_ptx, ptx_lines_with_loc, sass_instructions,
 };
 use serde::{Deserialize, Serialize};
 
@@ -114,6 +113,7 @@ impl Listing {
 fn ptx_instructions(ptx: &str) -> Vec<Listed> {
     let mut in_body = false;
     let mut out = Vec::new();
+    let decoded = decoded(ptx);
     for (ptx_line, line, t) in ptx_lines_with_loc(ptx) {
         if t == "{" {
             in_body = true;
@@ -126,7 +126,7 @@ fn ptx_instructions(ptx: &str) -> Vec<Listed> {
             at: InstructionAt::PtxLine(ptx_line),
             line,
             ptx_line,
-            global: is_ptx_global(without_guard(t)),
+            global: decoded.get(&ptx_line).is_some_and(|d| d.counted.is_some()),
             text: t.trim_end_matches(';').to_string(),
         });
     }
@@ -139,11 +139,13 @@ mod tests {
 
     #[test]
     fn ptx_instructions_carry_their_loc_line() {
-        let ptx = ".file 1 \"k.cu\"\n.visible .entry k(\n)\n{\n.reg .f32 %f<3>;\n\tld.global.nc.f32 \t%f1, [%rd1];\n\t.loc\t1 7 3\n$L__BB0_1:\n\t@%p1 st.global.f32 \t[%rd2], %f1;\n\tret;\n}";
+        let ptx = ".version 8.0\n.target sm_90\n.address_size 64\n.file 1 \"k.cu\"\n.visible .entry k(\n)\n{\n\
+                   .reg .pred %p<2>;\n.reg .f32 %f<3>;\n.reg .b64 %rd<3>;\n\tld.global.nc.f32 \t%f1, [%rd1];\n\
+                   \t.loc\t1 7 3\n$L__BB0_1:\n\t@%p1 st.global.f32 \t[%rd2], %f1;\n\tret;\n}";
         let listed = ptx_instructions(ptx);
         assert_eq!(listed.len(), 3);
         assert_eq!((listed[0].line, listed[0].global), (0, true));
-        assert_eq!((listed[1].line, listed[1].global, listed[1].ptx_line), (7, true, 9));
+        assert_eq!((listed[1].line, listed[1].global, listed[1].ptx_line), (7, true, 14));
         assert_eq!((listed[2].line, listed[2].global), (7, false));
     }
 }

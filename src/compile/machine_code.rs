@@ -19,6 +19,7 @@
 //!   where the GPU does, so the per-line figures agree as well as the totals.
 
 use crate::cudalibs::nvdisasm;
+use ptx_emu::{Control, DecodedLine};
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
@@ -200,17 +201,14 @@ fn check_uncached(ptx: &str, cubin: &[u8], sm: u32) -> Result<MachineCode, Strin
 /// threads that exit never reach it.
 fn sunk_past_exit(ptx: &str, sass: &str) -> Vec<SunkPastExit> {
     let locs = loc_per_ptx_line(ptx);
-    let texts: BTreeMap<u32, &str> = ptx_lines_with_loc(ptx).map(|(p, _, t)| (p, t)).collect();
-    let is_control = |t: &str| {
-        let op = without_guard(t).split_whitespace().next().unwrap_or("");
-        op.starts_with("bra") || op.starts_with("ret") || op.starts_with("exit")
-    };
-    // The load at PTX line `load` flows straight into the conditional exit at `exit`.
+    let decoded = decoded(ptx);
+    let targets = branch_targets(&decoded);
+    // The load at PTX line `load` flows straight into the conditional exit at `exit`: no
+    // branch leaves and none arrives (a branch target is a label's instruction) in between.
     let straight_into = |load: u32, exit: u32| {
-        texts.get(&exit).is_some_and(|t| t.starts_with('@') && is_control(t))
-            && texts
-                .range(load + 1..exit)
-                .all(|(_, t)| !t.ends_with(':') && !is_control(t))
+        decoded.get(&exit).is_some_and(|d| d.guarded && d.control.is_some())
+            && decoded.range(load + 1..exit).all(|(_, d)| d.control.is_none())
+            && targets.range(load + 1..=exit).next().is_none()
     };
     let mut exits: Vec<u32> = Vec::new(); // PTX lines of the conditional exits met so far
     let mut found: Vec<SunkPastExit> = Vec::new();
@@ -255,21 +253,34 @@ fn backward_branches(labels: &BTreeMap<String, u32>, branches: &[(u32, String)])
         .collect()
 }
 
-/// The PTX's loops, as ranges of PTX lines: a label and a later branch back to it.
+/// The PTX's loops, as ranges of PTX lines: from a branch's target (the loop's first
+/// instruction) to the later branch back to it, as the decoder reads them.
 fn ptx_loops(ptx: &str) -> Vec<(u32, u32)> {
-    let mut labels = BTreeMap::new();
-    let mut branches = Vec::new();
-    for (index, text) in ptx.lines().enumerate() {
-        let line = index as u32 + 1;
-        let t = text.trim();
-        if let Some(label) = t.strip_suffix(':') {
-            labels.insert(label.to_string(), line);
-        } else if let Some(at) = t.find("bra") {
-            let target = t[at..].split_whitespace().nth(1).unwrap_or("").trim_end_matches(';');
-            branches.push((line, target.to_string()));
-        }
-    }
-    backward_branches(&labels, &branches)
+    decoded(ptx)
+        .into_iter()
+        .filter_map(|(line, d)| match d.control {
+            Some(Control::Branch { target_ptx_line }) if target_ptx_line <= line => Some((target_ptx_line, line)),
+            _ => None,
+        })
+        .collect()
+}
+
+/// What the emulator's decoder makes of each PTX line's instruction: the one place that
+/// decides what is a counted global access, a branch or an exit. Empty when the PTX does
+/// not decode (an instruction the emulator does not know): the checks then find nothing.
+pub(super) fn decoded(ptx: &str) -> BTreeMap<u32, DecodedLine> {
+    ptx_emu::decoded_lines(ptx).unwrap_or_default()
+}
+
+/// The PTX lines branches go to.
+fn branch_targets(decoded: &BTreeMap<u32, DecodedLine>) -> BTreeSet<u32> {
+    decoded
+        .values()
+        .filter_map(|d| match d.control {
+            Some(Control::Branch { target_ptx_line }) => Some(target_ptx_line),
+            _ => None,
+        })
+        .collect()
 }
 
 /// A SASS instruction for the loop check: (offset, PTX line, is a global load).
@@ -318,7 +329,7 @@ fn out_of_loop(ptx: &str, sass: &str) -> Vec<OutOfLoop> {
     let in_machine_loop = |offset: u32| machine_loops.iter().any(|&(a, b)| a <= offset && offset <= b);
     let mut found = Vec::new();
     for (a, b) in ptx_loops(ptx) {
-        let inside = |p: u32| a < p && p < b;
+        let inside = |p: u32| a <= p && p < b;
         let loop_survives = instructions
             .iter()
             .any(|&(offset, p, _)| inside(p) && in_machine_loop(offset));
@@ -400,14 +411,6 @@ fn loc_per_ptx_line(ptx: &str) -> BTreeMap<u32, u32> {
         .collect()
 }
 
-/// A PTX instruction's text without its `@%p` / `@!%p` guard.
-pub(super) fn without_guard(text: &str) -> &str {
-    match text.strip_prefix('@') {
-        Some(guarded) => guarded.split_once(char::is_whitespace).map_or("", |(_, b)| b.trim()),
-        None => text,
-    }
-}
-
 /// Every PTX line but the `.loc` directives, trimmed: (PTX line, 1-based; the source line of
 /// the `.loc` in force there, 0 before the first; the text). An instruction's line is the
 /// emulator's parser's (`ptx_emu::ptx::instruction_lines`): for code inlined from a header
@@ -468,7 +471,8 @@ pub(super) fn disassembled(cubin: &[u8]) -> Result<String, String> {
         return Ok(sass);
     }
     let tool = nvdisasm().ok_or_else(|| {
-        "nvdisasm was not found (scripts/setup.sh installs it from PyPI: nvidia-cuda-nvdisasm; or set $HALOSCOPE_NVDISASM)"
+        "nvdisasm was not found (scripts/workstation/setup.sh installs it from PyPI: nvidia-cuda-nvdisasm; \
+         or set $HALOSCOPE_NVDISASM)"
             .to_string()
     })?;
     let sass = disassemble(&tool, cubin)?;
@@ -577,30 +581,15 @@ pub fn sass_per_ptx_line(sass: &str) -> BTreeMap<u32, u32> {
     per_ptx_line(&sass_global_instructions(sass, "", &NO_LINES))
 }
 
-/// Whether a PTX instruction (its text without a predicate) accesses global memory, or
-/// may (generic addresses), the way the emulator decides which instructions count.
-pub(super) fn is_ptx_global(instruction: &str) -> bool {
-    let op = instruction.split_whitespace().next().unwrap_or("");
-    let mut parts = op.split('.');
-    let base = parts.next().unwrap_or("");
-    let other_space = |p: &str| matches!(p, "shared" | "local" | "param" | "const");
-    match base {
-        "ld" | "ldu" | "st" | "atom" | "red" => !op.split('.').any(other_space),
-        // cp.async.*.shared.global reads global memory as a counted LDGSTS; a bulk copy
-        // (cp.async.bulk, UBLKCP) is done by the copy engine and the metric does not see it.
-        "cp" => op.contains(".global") && !op.contains(".bulk"),
-        _ => false,
-    }
-}
-
 /// Per source line, PTX against SASS counts; PTX lines left with none are "removed".
 pub fn compare(ptx: &str, sass: &BTreeMap<u32, u32>, sm: u32) -> MachineCode {
     let mut per_line: BTreeMap<u32, MachineCodeLine> = BTreeMap::new();
     let mut removed = BTreeSet::new();
     let mut loc_of_ptx_line = BTreeMap::new();
-    for (ptx_line, source_line, text) in ptx_lines_with_loc(ptx) {
+    let decoded = decoded(ptx);
+    for (ptx_line, source_line, _) in ptx_lines_with_loc(ptx) {
         loc_of_ptx_line.insert(ptx_line, source_line);
-        if !is_ptx_global(without_guard(text)) {
+        if decoded.get(&ptx_line).is_none_or(|d| d.counted.is_none()) {
             continue;
         }
         let entry = per_line.entry(source_line).or_insert_with(|| MachineCodeLine {
@@ -659,17 +648,28 @@ fn inlined_global_lines(sass: &str, kernel_file: &str, kernel_lines: &BTreeMap<u
 mod tests {
     use super::*;
 
-    const PTX: &str = "\
-.visible .entry k(
-{
-\t.loc\t1 5 3
-\tld.global.nc.f32 \t%f1, [%rd1];
-\tld.shared.f32 \t%f2, [%r1];
-\t.loc\t1 6 3
-\t@%p1 ld.global.nc.f32 \t%f3, [%rd2];
-\tst.global.f32 \t[%rd3], %f3;
-\tatom.global.add.u32 \t%r2, [%rd3], 1;
-}";
+    /// A kernel around `body` (tab-indented PTX instructions) that the decoder takes.
+    fn module(body: &str) -> String {
+        format!(
+            ".version 8.0\n.target sm_90\n.address_size 64\n.file 1 \"k.cu\"\n\
+             .shared .align 4 .b8 s[64];\n.visible .entry k(\n\t.param .u64 k_param_0\n)\n{{\n\
+             \t.local .align 4 .b8 l[16];\n\t.reg .pred %p<3>;\n\t.reg .b32 %r<4>;\n\
+             \t.reg .f32 %f<6>;\n\t.reg .b64 %rd<4>;\n{body}\tret;\n}}\n"
+        )
+    }
+
+    /// The PTX line (1-based) of the first line holding `needle`.
+    fn line_of(ptx: &str, needle: &str) -> u32 {
+        ptx.lines().position(|l| l.contains(needle)).expect(needle) as u32 + 1
+    }
+
+    fn ptx() -> String {
+        module(
+            "\t.loc\t1 5 3\n\tld.global.nc.f32 \t%f1, [%rd1];\n\tld.shared.f32 \t%f2, [%rd1];\n\
+             \t.loc\t1 6 3\n\t@%p1 ld.global.nc.f32 \t%f3, [%rd2];\n\tst.global.f32 \t[%rd3], %f3;\n\
+             \tatom.global.add.u32 \t%r2, [%rd3], 1;\n",
+        )
+    }
 
     #[test]
     fn a_kernel_checked_again_is_answered_without_nvdisasm() {
@@ -696,20 +696,25 @@ mod tests {
 
     #[test]
     fn sass_instructions_are_counted_per_ptx_line() {
-        let sass = "\
-        //## File \".nv_debug_ptx_txt\", line 4
+        let ptx = ptx();
+        let (load, guarded) = (line_of(&ptx, "%f1, [%rd1]"), line_of(&ptx, "@%p1 ld"));
+        let (store, atomic) = (line_of(&ptx, "st.global"), line_of(&ptx, "atom.global"));
+        let sass = format!(
+            "\
+        //## File \".nv_debug_ptx_txt\", line {load}
         /*0070*/                   LDG.E.CONSTANT R2, desc[UR4][R2.64] ;
         /*0080*/                   LDS R3, [R1] ;
-        //## File \".nv_debug_ptx_txt\", line 8
+        //## File \".nv_debug_ptx_txt\", line {store}
         /*00a0*/              @!P0 STG.E desc[UR4][R4.64], R3 ;
         /*00b0*/                   STG.E desc[UR4][R4.64+0x4], R3 ;
-        //## File \".nv_debug_ptx_txt\", line 9
-        /*00c0*/                   ATOMG.E.ADD.STRONG.GPU PT, R0, desc[UR4][R4.64], R5 ;";
-        let counts = sass_per_ptx_line(sass);
-        assert_eq!(counts, BTreeMap::from([(4, 1), (8, 2), (9, 1)]));
-        let check = compare(PTX, &counts, 90);
-        // Line 7's predicated load has no machine instruction: removed.
-        assert_eq!(check.removed_ptx_lines, BTreeSet::from([7]));
+        //## File \".nv_debug_ptx_txt\", line {atomic}
+        /*00c0*/                   ATOMG.E.ADD.STRONG.GPU PT, R0, desc[UR4][R4.64], R5 ;"
+        );
+        let counts = sass_per_ptx_line(&sass);
+        assert_eq!(counts, BTreeMap::from([(load, 1), (store, 2), (atomic, 1)]));
+        let check = compare(&ptx, &counts, 90);
+        // The predicated load has no machine instruction: removed.
+        assert_eq!(check.removed_ptx_lines, BTreeSet::from([guarded]));
         assert_eq!(
             check.lines,
             vec![MachineCodeLine {
@@ -770,92 +775,93 @@ mod tests {
 
     #[test]
     fn a_load_ptxas_moved_out_of_a_loop_is_found() {
-        // PTX: the load (line 6) is inside the loop $L__BB0_1 .. bra (line 8). SASS: the
-        // loop .L_x_1 (0x20 .. 0x40) holds the add; the load at 0x10 is before it.
-        let ptx = "\
-.file 1 \"k.cu\"
-{
-\t.loc\t1 9 3
-$L__BB0_1:
-\t.loc\t1 10 5
-\tld.global.nc.f32 \t%f1, [%rd1];
-\tadd.f32 \t%f2, %f2, %f1;
-\t@%p1 bra \t$L__BB0_1;
-}";
-        let sass = "\
-        //## File \".nv_debug_ptx_txt\", line 6
+        // PTX: the load is inside the loop $L__BB0_1 .. bra. SASS: the loop .L_x_1 (0x20 ..
+        // 0x40) holds the add; the load at 0x10 is before it.
+        let ptx = module(
+            "\t.loc\t1 9 3\n\tmov.f32 \t%f2, 0f00000000;\n$L__BB0_1:\n\t.loc\t1 10 5\n\
+             \tld.global.nc.f32 \t%f1, [%rd1];\n\tadd.f32 \t%f2, %f2, %f1;\n\t@%p1 bra \t$L__BB0_1;\n",
+        );
+        let (load, add, branch) = (
+            line_of(&ptx, "ld.global"),
+            line_of(&ptx, "add.f32"),
+            line_of(&ptx, "bra"),
+        );
+        let sass = format!(
+            "\
+        //## File \".nv_debug_ptx_txt\", line {load}
         /*0010*/                   LDG.E.CONSTANT R2, desc[UR4][R2.64] ;
 .L_x_1:
-        //## File \".nv_debug_ptx_txt\", line 7
+        //## File \".nv_debug_ptx_txt\", line {add}
         /*0020*/                   FADD R0, R0, R2 ;
-        //## File \".nv_debug_ptx_txt\", line 8
-        /*0040*/              @P0 BRA `(.L_x_1) ;";
-        assert_eq!(ptx_loops(ptx), vec![(4, 8)]);
-        let found = out_of_loop(ptx, sass);
+        //## File \".nv_debug_ptx_txt\", line {branch}
+        /*0040*/              @P0 BRA `(.L_x_1) ;"
+        );
+        // The loop runs from the branch's target (the load) to the branch.
+        assert_eq!(ptx_loops(&ptx), vec![(load, branch)]);
+        let found = out_of_loop(&ptx, &sass);
         assert_eq!(
             found,
             vec![OutOfLoop {
-                ptx_line: 6,
+                ptx_line: load,
                 line: 10,
-                loop_lines: (9, 10)
+                loop_lines: (10, 10)
             }]
         );
         // The same load inside the machine-code loop: nothing to say.
         let kept = sass.replace("/*0010*/                   LDG", "/*0030*/                   LDG");
         let kept = kept.replacen(".L_x_1:\n", "", 1).replacen(
-            "        //## File \".nv_debug_ptx_txt\", line 6",
-            ".L_x_1:\n        //## File \".nv_debug_ptx_txt\", line 6",
+            &format!("        //## File \".nv_debug_ptx_txt\", line {load}"),
+            &format!(".L_x_1:\n        //## File \".nv_debug_ptx_txt\", line {load}"),
             1,
         );
-        assert!(out_of_loop(ptx, &kept).is_empty(), "{kept}");
+        assert!(out_of_loop(&ptx, &kept).is_empty(), "{kept}");
     }
 
     #[test]
     fn a_load_ptxas_moved_below_an_exit_is_found() {
-        // corpus k0114 under NVRTC 13.0: `c = __ldg(&in[i])` (line 19, PTX 5) comes before
-        // the border test's exit (line 20, PTX 7) in the PTX, after it in the SASS.
-        let ptx = "\
-.file 1 \"k.cu\"
-{
-\t.loc\t1 19 3
-\tadd.s64 \t%rd2, %rd1, 4;
-\tld.global.nc.f32 \t%f1, [%rd2];
-\t.loc\t1 20 3
-\t@%p1 bra \t$L__BB0_2;
-}";
-        let sass = "\
-        //## File \".nv_debug_ptx_txt\", line 7
+        // corpus k0114 under NVRTC 13.0: `c = __ldg(&in[i])` (line 19) comes before the border
+        // test's exit (line 20) in the PTX, after it in the SASS.
+        let ptx = module(
+            "\t.loc\t1 19 3\n\tadd.s64 \t%rd2, %rd1, 4;\n\tld.global.nc.f32 \t%f1, [%rd2];\n\
+             \t.loc\t1 20 3\n\t@%p1 bra \t$L__BB0_2;\n\tst.global.f32 \t[%rd1], %f1;\n$L__BB0_2:\n",
+        );
+        let (load, exit) = (line_of(&ptx, "ld.global"), line_of(&ptx, "bra"));
+        let sass = format!(
+            "\
+        //## File \".nv_debug_ptx_txt\", line {exit}
         /*0010*/              @P0 EXIT ;
-        //## File \".nv_debug_ptx_txt\", line 5
-        /*0020*/                   LDG.E.CONSTANT R2, desc[UR4][R2.64] ;";
+        //## File \".nv_debug_ptx_txt\", line {load}
+        /*0020*/                   LDG.E.CONSTANT R2, desc[UR4][R2.64] ;"
+        );
         assert_eq!(
-            sunk_past_exit(ptx, sass),
+            sunk_past_exit(&ptx, &sass),
             vec![SunkPastExit {
-                ptx_line: 5,
+                ptx_line: load,
                 line: 19,
                 exit_line: 20
             }]
         );
         // The load before the exit, as in the PTX: nothing moved.
         let kept = sass.replace("/*0020*/", "/*0000*/");
-        assert!(sunk_past_exit(ptx, &kept).is_empty());
+        assert!(sunk_past_exit(&ptx, &kept).is_empty());
     }
 
     #[test]
-    fn shared_local_and_param_accesses_are_not_global() {
-        for text in [
-            "ld.shared.f32 %f1, [%r1];",
-            "st.local.u32 [%rd1], %r1;",
-            "ld.param.u64 %rd1, [p];",
-        ] {
-            assert!(!is_ptx_global(text), "{text}");
+    fn only_global_generic_and_copy_accesses_count_as_the_decoder_says() {
+        let ptx = module(
+            "\tld.shared.f32 \t%f1, [%rd1];\n\tst.local.u32 \t[%rd1], %r1;\n\tld.param.u64 \t%rd1, [k_param_0];\n\
+             \tld.shared::cluster.f32 \t%f1, [%r1];\n\tld.f32 \t%f1, [%rd1];\n\
+             \tld.global.v4.f32 \t{%f1, %f2, %f3, %f4}, [%rd1];\n\tred.global.add.f32 \t[%rd1], %f1;\n\
+             \tcp.async.ca.shared.global \t[%rd2], [%rd1], 4;\n",
+        );
+        let decoded = decoded(&ptx);
+        assert!(!decoded.is_empty(), "the test kernel decodes");
+        let counted = |needle: &str| decoded[&line_of(&ptx, needle)].counted.is_some();
+        for not in ["ld.shared.f32", "st.local", "ld.param", "ld.shared::cluster"] {
+            assert!(!counted(not), "{not}");
         }
-        for text in [
-            "ld.f32 %f1, [%rd1];",
-            "ld.global.v4.f32 {..}, [%rd1];",
-            "red.global.add.f32 [%rd1], %f1;",
-        ] {
-            assert!(is_ptx_global(text), "{text}");
+        for yes in ["ld.f32", "ld.global.v4", "red.global", "cp.async.ca"] {
+            assert!(counted(yes), "{yes}");
         }
     }
 

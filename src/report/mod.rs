@@ -72,6 +72,24 @@ pub enum Verdict {
 }
 
 impl Verdict {
+    /// Every verdict, in the order of their exit codes.
+    pub const ALL: [Verdict; 8] = [
+        Verdict::Pass,
+        Verdict::GateFail,
+        Verdict::WrongResults,
+        Verdict::CompileError,
+        Verdict::ContractError,
+        Verdict::KernelFault,
+        Verdict::EmulatorLimit,
+        Verdict::InfraError,
+    ];
+
+    /// The verdict whose word (`as_str`) is `word`: what reads a verdict back from a file
+    /// (a grading table, a ground-truth table) uses, so no copy of the words exists elsewhere.
+    pub fn parse(word: &str) -> Option<Verdict> {
+        Verdict::ALL.into_iter().find(|v| v.as_str() == word)
+    }
+
     /// The verdict's word in JSON and CSV (`gate-fail`).
     pub fn as_str(self) -> &'static str {
         match self {

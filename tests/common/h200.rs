@@ -3,17 +3,19 @@
 //! call 6 for the Rust kernels; the per-kernel lines are in docs/device-runs/). Over the
 //! contract's 100 launches. tests/lesson_content.rs checks each row against those files.
 
+use haloscope::report::Verdict;
+
 pub struct H200 {
     pub kernel: &'static str,
     /// The verdict of `haloscope run --backend gpu`.
-    pub verdict: &'static str,
+    pub verdict: Verdict,
     pub sectors: u64,
     pub loads: u64,
     pub stores: u64,
     pub ideal: u64,
 }
 
-const fn k(kernel: &'static str, verdict: &'static str, sectors: u64, loads: u64, stores: u64, ideal: u64) -> H200 {
+const fn k(kernel: &'static str, verdict: Verdict, sectors: u64, loads: u64, stores: u64, ideal: u64) -> H200 {
     H200 {
         kernel,
         verdict,
@@ -27,7 +29,7 @@ const fn k(kernel: &'static str, verdict: &'static str, sectors: u64, loads: u64
 pub const CUDA: &[H200] = &[
     k(
         "kernels/stencil-1d/no_barrier.cu",
-        "wrong-results",
+        Verdict::WrongResults,
         432_537_600,
         222_822_200,
         209_715_400,
@@ -35,7 +37,7 @@ pub const CUDA: &[H200] = &[
     ),
     k(
         "kernels/stencil-1d/no_halo.cu",
-        "wrong-results",
+        Verdict::WrongResults,
         419_430_600,
         209_715_200,
         209_715_400,
@@ -43,7 +45,7 @@ pub const CUDA: &[H200] = &[
     ),
     k(
         "kernels/stencil-1d/solution.cu",
-        "pass",
+        Verdict::Pass,
         432_537_600,
         222_822_200,
         209_715_400,
@@ -51,7 +53,7 @@ pub const CUDA: &[H200] = &[
     ),
     k(
         "kernels/stencil-1d/starter.cu",
-        "gate-fail",
+        Verdict::GateFail,
         943_718_400,
         734_003_000,
         209_715_400,
@@ -59,7 +61,7 @@ pub const CUDA: &[H200] = &[
     ),
     k(
         "kernels/stencil-2d/solution.cu",
-        "pass",
+        Verdict::Pass,
         576_614_000,
         366_080_000,
         210_534_000,
@@ -67,7 +69,7 @@ pub const CUDA: &[H200] = &[
     ),
     k(
         "kernels/stencil-2d/starter.cu",
-        "gate-fail",
+        Verdict::GateFail,
         1_362_688_000,
         1_152_154_000,
         210_534_000,
@@ -75,7 +77,7 @@ pub const CUDA: &[H200] = &[
     ),
     k(
         "kernels/stencil-2d/x_only.cu",
-        "gate-fail",
+        Verdict::GateFail,
         943_513_200,
         732_979_200,
         210_534_000,
@@ -83,7 +85,7 @@ pub const CUDA: &[H200] = &[
     ),
     k(
         "kernels/stencil-3d/hardcoded_depth.cu",
-        "wrong-results",
+        Verdict::WrongResults,
         946_566_400,
         737_670_400,
         208_896_000,
@@ -91,7 +93,7 @@ pub const CUDA: &[H200] = &[
     ),
     k(
         "kernels/stencil-3d/solution.cu",
-        "pass",
+        Verdict::Pass,
         948_659_200,
         738_944_000,
         209_715_200,
@@ -99,7 +101,7 @@ pub const CUDA: &[H200] = &[
     ),
     k(
         "kernels/stencil-3d/starter.cu",
-        "gate-fail",
+        Verdict::GateFail,
         1_748_460_000,
         1_538_744_800,
         209_715_200,
@@ -107,7 +109,7 @@ pub const CUDA: &[H200] = &[
     ),
     k(
         "kernels/stencil-3d-registers/no_rotation.cu",
-        "wrong-results",
+        Verdict::WrongResults,
         539_033_600,
         329_318_400,
         209_715_200,
@@ -115,7 +117,7 @@ pub const CUDA: &[H200] = &[
     ),
     k(
         "kernels/stencil-3d-registers/one_barrier.cu",
-        "wrong-results",
+        Verdict::WrongResults,
         539_033_600,
         329_318_400,
         209_715_200,
@@ -123,7 +125,7 @@ pub const CUDA: &[H200] = &[
     ),
     k(
         "kernels/stencil-3d-registers/solution.cu",
-        "pass",
+        Verdict::Pass,
         539_033_600,
         329_318_400,
         209_715_200,
@@ -131,7 +133,7 @@ pub const CUDA: &[H200] = &[
     ),
     k(
         "kernels/stencil-3d-registers/starter.cu",
-        "gate-fail",
+        Verdict::GateFail,
         948_659_200,
         738_944_000,
         209_715_200,
@@ -142,7 +144,7 @@ pub const CUDA: &[H200] = &[
 pub const RUST: &[H200] = &[
     k(
         "kernels/stencil-1d/solution.rs",
-        "pass",
+        Verdict::Pass,
         432_537_600,
         222_822_200,
         209_715_400,
@@ -150,7 +152,7 @@ pub const RUST: &[H200] = &[
     ),
     k(
         "kernels/stencil-1d/starter.rs",
-        "gate-fail",
+        Verdict::GateFail,
         943_718_400,
         734_003_000,
         209_715_400,
@@ -158,7 +160,7 @@ pub const RUST: &[H200] = &[
     ),
     k(
         "kernels/stencil-2d/solution.rs",
-        "pass",
+        Verdict::Pass,
         576_614_000,
         366_080_000,
         210_534_000,
@@ -166,7 +168,7 @@ pub const RUST: &[H200] = &[
     ),
     k(
         "kernels/stencil-2d/starter.rs",
-        "gate-fail",
+        Verdict::GateFail,
         1_363_506_800,
         1_152_972_800,
         210_534_000,
@@ -174,7 +176,7 @@ pub const RUST: &[H200] = &[
     ),
     k(
         "kernels/stencil-3d/solution.rs",
-        "pass",
+        Verdict::Pass,
         948_659_200,
         738_944_000,
         209_715_200,
@@ -182,7 +184,7 @@ pub const RUST: &[H200] = &[
     ),
     k(
         "kernels/stencil-3d/starter.rs",
-        "gate-fail",
+        Verdict::GateFail,
         1_748_460_000,
         1_538_744_800,
         209_715_200,
@@ -190,7 +192,7 @@ pub const RUST: &[H200] = &[
     ),
     k(
         "kernels/stencil-3d-registers/solution.rs",
-        "pass",
+        Verdict::Pass,
         539_033_600,
         329_318_400,
         209_715_200,
@@ -198,7 +200,7 @@ pub const RUST: &[H200] = &[
     ),
     k(
         "kernels/stencil-3d-registers/starter.rs",
-        "gate-fail",
+        Verdict::GateFail,
         948_659_200,
         738_944_000,
         209_715_200,
