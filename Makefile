@@ -4,7 +4,7 @@ CARGO ?= cargo
 .PHONY: run test setup build lint bench
 
 setup:
-	@scripts/setup.sh
+	@scripts/workstation/setup.sh
 
 build: setup
 	$(CARGO) build --release

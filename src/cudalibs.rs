@@ -45,7 +45,7 @@ impl CudaLib {
         }
     }
 
-    /// The haloscope-local pip install directories under the checkout: scripts/setup.sh puts
+    /// The haloscope-local pip install directories under the checkout: scripts/workstation/setup.sh puts
     /// NVRTC 13 in the first and, on a machine that needs it, NVRTC 12 in the second.
     fn deps_dirs(self) -> &'static [&'static str] {
         match self {
@@ -409,7 +409,7 @@ fn lib_files_in(lib: CudaLib, dir: &Path) -> Vec<PathBuf> {
 /// pip install root or site-packages directory.
 /// The `nvdisasm` executable (the machine-code check, `compile::machine_code`): from
 /// `$HALOSCOPE_NVDISASM`, haloscope's `.deps/nvdisasm` (pip `nvidia-cuda-nvdisasm`, which
-/// scripts/setup.sh installs), a CUDA toolkit, or `PATH`.
+/// scripts/workstation/setup.sh installs), a CUDA toolkit, or `PATH`.
 pub fn nvdisasm() -> Option<PathBuf> {
     let configured = std::env::var_os("HALOSCOPE_NVDISASM").map(PathBuf::from);
     let pip = project_roots()
@@ -518,7 +518,7 @@ fn toolkit_dirs() -> Vec<PathBuf> {
 pub const CUDA_INCLUDE_ENV: &str = "HALOSCOPE_CUDA_INCLUDE";
 
 /// The haloscope-local pip install directory of the CUDA headers, under the checkout.
-/// The first holds CUDA 13's, the second CUDA 12's (scripts/setup.sh installs the headers of
+/// The first holds CUDA 13's, the second CUDA 12's (scripts/workstation/setup.sh installs the headers of
 /// the NVRTC it installs).
 const HEADERS_DEPS_DIRS: [&str; 2] = [".deps/cuda-headers", ".deps/cuda-headers-cu12"];
 

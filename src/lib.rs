@@ -40,7 +40,7 @@ pub(crate) use ptx_emu::panic_message;
 
 /// With `HALOSCOPE_TIMELINE=1`, prints `[timeline] <ms since start> <what>` to stderr: where
 /// a run's wall time goes outside its stages (process start, the GPU worker's Hello,
-/// tear-down), for scripts/gpu-split.sh.
+/// tear-down), for scripts/device/checks/stage-split.sh.
 pub fn timeline(what: &str) {
     static ON: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
     if *ON.get_or_init(|| std::env::var_os("HALOSCOPE_TIMELINE").is_some_and(|v| v == "1")) {

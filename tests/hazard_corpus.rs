@@ -1,6 +1,6 @@
 //! The hazard corpus against compute-sanitizer's verdicts (issue 28). scripts/hazards/generate.py
 //! makes the same 244 kernels from seed 1 that ran on the H100 under compute-sanitizer's four
-//! tools (scripts/hazards/device-sanitize.sh: the first 221 on 2026-12-06, the logs in
+//! tools (scripts/device/checks/hazard-sanitizer.sh: the first 221 on 2026-12-06, the logs in
 //! docs/device-runs/2026-12-06-hazards.tar.gz; the 23 asynchronous-copy and cluster kernels,
 //! h0208 to h0230, on 2026-12-07, in docs/device-runs/2026-12-07-hazards-async-cluster.tar.gz). tests/hazards/expected.tsv, written by
 //! scripts/hazards/compare.py from those logs, holds per kernel the classes the sanitizer

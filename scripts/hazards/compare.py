@@ -3,7 +3,7 @@
 
     python3 scripts/hazards/compare.py DEVICE_TAR [--emu DIR] [--tsv OUT.tsv] [--md OUT.md]
 
-DEVICE_TAR is what scripts/hazards/device-sanitize.sh brought back (the corpus manifest, one
+DEVICE_TAR is what scripts/device/checks/hazard-sanitizer.sh brought back (the corpus manifest, one
 log and exit code per kernel and tool, the GPU backend's verdicts). The emulator's side is
 `haloscope check --json` of every kernel of the same corpus (regenerated here from the
 manifest's seed... i.e. scripts/hazards/generate.py with the same seed), run now unless

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# NVRTC 12 against NVRTC 13 on one backend (emu here, gpu through the device's nvrtc12 check).
 # Issue 29 item 2: every lesson kernel (kernels/*/*.cu) and held-out learner kernel
 # (tests/learner/*.cu) run once with NVRTC 13 and once with NVRTC 12, on one backend, and the
 # figures compared: verdict, total/load/store sectors and the sectors of every source line.
@@ -8,7 +9,7 @@
 #
 # NVRTC 13 is whatever haloscope finds by itself; NVRTC 12 is forced with $HALOSCOPE_NVRTC and
 # its CUDA 12 headers with $HALOSCOPE_CUDA_INCLUDE. Writes $OUT/nvrtc-<major>.jsonl and prints
-# the comparison (scripts/workstation/compare_nvrtc.py); exits 1 on any difference.
+# the comparison (scripts/workstation/compare-nvrtc.py); exits 1 on any difference.
 set -uo pipefail
 BACKEND="${BACKEND:-emu}"
 OUT="${OUT:-/tmp/nvrtc-side-by-side}"
@@ -57,5 +58,5 @@ ls kernels/*/*.cu tests/learner/*.cu |
 cat "$OUT"/each/13-*.json > "$OUT/nvrtc-13.jsonl"
 cat "$OUT"/each/12-*.json > "$OUT/nvrtc-12.jsonl"
 rm -rf "$OUT/each"
-python3 "$(dirname "$0")/compare_nvrtc.py" "$OUT/nvrtc-13.jsonl" "$OUT/nvrtc-12.jsonl" | tee "$OUT/compare.md"
+python3 "$(dirname "$0")/compare-nvrtc.py" "$OUT/nvrtc-13.jsonl" "$OUT/nvrtc-12.jsonl" | tee "$OUT/compare.md"
 exit "${PIPESTATUS[0]}"

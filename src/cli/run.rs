@@ -178,7 +178,7 @@ fn verdict_matches(expect: Expectation, verdict: Verdict) -> bool {
 /// `haloscope launch`: compile each kernel for the GPU and launch it `count` times, nothing
 /// else, in the order given. One line per kernel on stdout (`launched FILE`, `not launched
 /// FILE: why` when it does not compile, `faulted FILE: why`), so that `ncu`'s rows, which come in launch order, can be matched to files
-/// (scripts/device-session.sh). A fault stops the run (the context is lost): the exit code
+/// (scripts/corpus/run.py ncu). A fault stops the run (the context is lost): the exit code
 /// says so and the lines say which kernels were launched.
 /// The input is the one a run of `seed` profiles on, so ncu measures what the backends do.
 pub fn launch(

@@ -192,8 +192,8 @@ fn explain_missing_headers(diagnostics: &mut [Diagnostic], headers: Option<&Cuda
                     of the C and C++ library headers a kernel can use, but no host library; see docs/includes.md)"
             .to_string(),
         None => format!(
-            " (no CUDA headers were found for NVRTC: run scripts/setup.sh, or set {CUDA_INCLUDE_ENV} to a \
-             CUDA include directory; see docs/includes.md)"
+            " (no CUDA headers were found for NVRTC: run scripts/workstation/setup.sh, or set {CUDA_INCLUDE_ENV} \
+             to a CUDA include directory; see docs/includes.md)"
         ),
     };
     for d in diagnostics

@@ -1,7 +1,7 @@
 //! First-use set-up of what compiling kernels needs, for a haloscope installed without the
 //! source tree (a package, `cargo install`): NVRTC of the major this machine takes, the CUDA
 //! headers when that NVRTC does not carry its own, and nvdisasm for the machine-code check.
-//! They come from PyPI as NVIDIA publishes them (the same wheels scripts/setup.sh installs
+//! They come from PyPI as NVIDIA publishes them (the same wheels scripts/workstation/setup.sh installs
 //! with pip), verified by their SHA-256, and are unpacked into `<data dir>/.deps/`, where
 //! src/cudalibs.rs looks for them. No Python is needed.
 //!

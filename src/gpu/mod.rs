@@ -335,7 +335,7 @@ pub fn sector_profile(p: &GpuProfile, n: u32) -> SectorProfile {
 }
 
 /// Plain launches in this process, no profiler and no verification: what `ncu` measures in
-/// `scripts/gpu-check.sh` and the corpus as the ground truth for our CUPTI and emulator
+/// `scripts/device/checks/kernel-figures.sh` and the corpus as the ground truth for our CUPTI and emulator
 /// figures, on the input `seed` gives (the backends profile on `harness::size_seed(run seed,
 /// n)`). One context and one pair of buffers for all `kernels`, each launched `launches`
 /// times and synchronised before `report` hears of it; stops at the first fault (the context

@@ -3,7 +3,7 @@
 //! the report and its JSON. The refusal is the fault the real CUPTI call-site check
 //! (`gpu::cupti_call_site_fault`) makes of CUPTI's real status; only the GPU's launches are
 //! the emulator's here. The same path on a real GPU, with HALOSCOPE_INJECT_CUPTI_STATUS, is
-//! scripts/workstation/device-nonroot.sh.
+//! the device check scripts/device/checks/non-root-profiling.sh.
 
 use super::{RunRequest, run_stages};
 use crate::backend::{Backend, CancelFlag, KernelFault, SizeRun};

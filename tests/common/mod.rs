@@ -96,7 +96,7 @@ pub fn copy_lesson(dir: &Path, id: &str) -> PathBuf {
 pub mod app;
 pub mod h200;
 
-/// A row of docs/known-differences.md's table (see scripts/gpu_compare.py).
+/// A row of docs/known-differences.md's table (see scripts/device/checks/compare-kernel-figures.py).
 #[derive(Debug, Clone)]
 pub struct KnownDifference {
     pub kernel: String,

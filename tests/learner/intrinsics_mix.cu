@@ -4,7 +4,7 @@
 // of absolute differences, halving adds, find-first-set, byte permutes, funnel shifts,
 // directed rounding, fmodf, libdevice's transcendental functions). Some of them once stopped
 // the emulator with "not supported"; tests/learner.rs wants it to run to a verdict.
-// scripts/device-learner-values.sh compares the values it writes on the GPU and on the
+// scripts/device/checks/learner-values.sh compares the values it writes on the GPU and the
 // emulator. The `.approx` intrinsics (__expf, __fdividef) are left out: the emulator models
 // them within the ISA's error bound, not bit for bit.
 extern "C" __global__ void stencil1d(const float* __restrict__ in, float* __restrict__ out, int n)
