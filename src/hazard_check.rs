@@ -5,9 +5,9 @@
 //! (scripts/hazards/, tests/hazards.rs) compares these classes with the GPU's.
 
 use crate::backend::{BackendChoice, CancelFlag};
-use crate::backends::run_lesson;
+use crate::backend_policy::run_lesson;
+use crate::compile::RunRequest;
 use crate::lesson::Lesson;
-use crate::pipeline::RunRequest;
 use crate::report::hazard::{HazardClass, hazard_classes};
 use crate::report::{RunReport, Verdict};
 use serde::{Deserialize, Serialize};

@@ -6,31 +6,24 @@
 
 pub mod app;
 pub mod backend;
-pub mod backends;
+pub mod backend_policy;
 pub mod cli;
-pub mod compare;
 pub mod compile;
 pub mod cuda_setup;
 pub mod cudalibs;
-pub mod emu;
-pub mod fetches;
-pub mod gpu;
 pub mod grade;
 pub mod harness;
 pub mod hazard_check;
 pub mod lesson;
 pub mod machine;
-pub mod moves;
 pub mod paths;
 pub mod pipeline;
 pub mod progress;
 /// PTX parsing lives with the emulator (crates/ptx-emu); the compile step's contract probe
 /// uses it too.
 pub use ptx_emu::ptx;
-pub mod reads;
-pub mod replay;
 pub mod report;
-pub mod unexecuted;
+pub mod trace;
 
 /// When this process started (set first thing in `main`), for the launch-to-first-frame figure.
 pub static PROCESS_START: std::sync::OnceLock<std::time::Instant> = std::sync::OnceLock::new();

@@ -1,6 +1,6 @@
 //! One run of a lesson on one backend: compile -> contract -> verify every size -> profile ->
 //! time -> gate. Which backend runs it is decided once, for the CLI and the app alike, by
-//! `crate::backends` (the policy), which calls in here.
+//! `crate::backend_policy` (the policy), which calls in here.
 
 use crate::backend::{Backend, BackendInfo, CancelFlag, KernelFault, ProfileStart};
 use crate::compile::{CompileFailure, CompiledKernel, MachineCode, Target, compile_kernel};
@@ -10,39 +10,11 @@ pub use crate::progress::Progress;
 use crate::report::{
     CompileSummary, GateResult, RunReport, SCHEMA_VERSION, SectorProfile, StageTime, Verdict, thousands,
 };
-use std::path::{Path, PathBuf};
 use std::time::Instant;
 
-/// What to run.
-#[derive(Debug, Clone)]
-pub struct RunRequest {
-    pub source: String,
-    /// The file name diagnostics and line info refer to (`starter.cu`).
-    pub source_name: String,
-    /// Shown in the report: the path the learner gave or `<editor>`.
-    pub kernel_file: String,
-    pub seed: Option<u64>,
-    pub nvrtc_path: Option<PathBuf>,
-}
-
-impl RunRequest {
-    /// Reads a kernel file into a request; the error names the file.
-    pub fn from_file(path: &Path, seed: Option<u64>, nvrtc_path: Option<PathBuf>) -> Result<RunRequest, String> {
-        let source =
-            std::fs::read_to_string(path).map_err(|e| format!("cannot read kernel {}: {e}", path.display()))?;
-        let source_name = path
-            .file_name()
-            .map(|n| n.to_string_lossy().into_owned())
-            .unwrap_or_else(|| "kernel.cu".into());
-        Ok(RunRequest {
-            source,
-            source_name,
-            kernel_file: path.display().to_string(),
-            seed,
-            nvrtc_path,
-        })
-    }
-}
+/// What to run: the kernel source (it lives with the compile stage, which is what reads it
+/// first, so that the models below the pipeline can name it too).
+pub use crate::compile::RunRequest;
 
 /// The run when no backend could be had: the kernel is still compiled and its contract
 /// checked (a learner without a backend gets that much), then the run ends with `fault`.
@@ -204,7 +176,12 @@ pub(crate) fn run_stages(
             });
             if let Some((traced, unexecuted)) = unoptimised {
                 match traced {
-                    Ok(traced) => profile.moves = Some(crate::moves::explain(&traced, profile.machine_code.as_ref())),
+                    Ok(traced) => {
+                        profile.moves = Some(crate::trace::compiler_moves::explain(
+                            &traced,
+                            profile.machine_code.as_ref(),
+                        ))
+                    }
                     Err(why) => profile.moves_unavailable = Some(why),
                 }
                 // Beside a verdict the run reached, never one of its own: a run with a
@@ -376,7 +353,7 @@ impl Compiled {
 /// What the kernel's unoptimised build told, from its thread: the compiler's moves (or why
 /// there are none), and the accesses only that build makes.
 type Unoptimised = (
-    Result<crate::moves::Traced, String>,
+    Result<crate::trace::compiler_moves::Traced, String>,
     Vec<crate::report::UnexecutedAccess>,
 );
 type MovesTrace = std::thread::JoinHandle<Unoptimised>;
@@ -405,10 +382,10 @@ fn start_moves_trace(
             let traced = reference
                 .as_ref()
                 .map_err(Clone::clone)
-                .and_then(|reference| crate::moves::trace(&lesson, &kernel, reference, &cancel));
+                .and_then(|reference| crate::trace::compiler_moves::trace(&lesson, &kernel, reference, &cancel));
             crate::timeline("moves trace done");
             let unexecuted = reference
-                .map(|reference| crate::unexecuted::find(&lesson, &reference, run_seed, &cancel))
+                .map(|reference| crate::trace::unexecuted::find(&lesson, &reference, run_seed, &cancel))
                 .unwrap_or_default();
             (traced, unexecuted)
         })

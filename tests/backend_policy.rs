@@ -1,11 +1,11 @@
-//! The one backend policy (src/backends.rs): the same choice gives the same backend, the same
+//! The one backend policy (src/backend_policy.rs): the same choice gives the same backend, the same
 //! fallback and the same notice in the library, the CLI and (tests/gui.rs) the app, on any
 //! machine: `GpuProbe::Hidden` and `HALOSCOPE_NO_GPU` stand for a machine without a GPU.
 
 mod common;
 
 use haloscope::backend::{BackendChoice, BackendKind, CancelFlag};
-use haloscope::backends::{Backends, GpuProbe};
+use haloscope::backend_policy::{Backends, GpuProbe};
 use haloscope::pipeline::RunRequest;
 use haloscope::report::{RunReport, Verdict};
 

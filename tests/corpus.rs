@@ -138,7 +138,7 @@ fn the_emulator_replays_the_h200s_ptx_with_the_h200s_figures() {
     // The PTX NVRTC 13.0 made on the device machine, run by the emulator on the input a run of
     // seed 7 profiles on: its sectors must be what ncu and CUPTI measured on the H200 for it.
     use haloscope::backend::CancelFlag;
-    use haloscope::emu::{RunOptions, load_program, run_lesson_kernel, sector_profile};
+    use haloscope::backend::emu::{RunOptions, load_program, run_lesson_kernel, sector_profile};
     use haloscope::harness::{poisoned_output, random_inputs, size_seed};
     let figures = h200_figures();
     assert_eq!(figures.len(), 20, "every sample kernel has its H200 row");

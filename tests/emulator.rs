@@ -3,10 +3,10 @@
 
 mod common;
 
+use haloscope::backend::emu::{RunOptions, load_program, run_lesson_kernel};
 use haloscope::backend::{BackendChoice, CancelFlag, FindingKind, KernelFault};
-use haloscope::backends::run_lesson;
+use haloscope::backend_policy::run_lesson;
 use haloscope::compile::{Target, compile_kernel};
-use haloscope::emu::{RunOptions, load_program, run_lesson_kernel};
 use haloscope::lesson::{GridDim, GridRule, Lesson};
 use haloscope::pipeline::RunRequest;
 use haloscope::report::Verdict;
@@ -47,7 +47,7 @@ fn count(file: &str) -> Counted {
         &CancelFlag::default(),
     )
     .unwrap();
-    let profile = haloscope::emu::sector_profile(&prog, &stats, 2048, 1, &Default::default());
+    let profile = haloscope::backend::emu::sector_profile(&prog, &stats, 2048, 1, &Default::default());
     Counted {
         sectors: profile.sectors,
         loads: profile.load_sectors,
@@ -288,13 +288,13 @@ fn an_emulator_failure_ends_the_run_with_its_line_instead_of_a_crash() {
     )
     .expect_err("the provoked failure");
     assert!(
-        matches!(fault.kind, haloscope::emu::EmuFaultKind::Internal { .. }),
+        matches!(fault.kind, haloscope::backend::emu::EmuFaultKind::Internal { .. }),
         "{fault:?}"
     );
     let pc = fault.pc.expect("the instruction it failed on");
     let opcode = prog.instruction(pc).expect("an instruction").opcode;
     assert!(opcode.starts_with("setp"), "{opcode}");
-    let message = haloscope::emu::kernel_fault(&prog, fault).message();
+    let message = haloscope::backend::emu::kernel_fault(&prog, fault).message();
     assert!(
         message.contains("the emulator failed") && message.contains("line 4"),
         "{message}"

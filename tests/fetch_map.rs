@@ -4,9 +4,9 @@
 mod common;
 
 use haloscope::backend::CancelFlag;
-use haloscope::emu::fetch_map::{FetchMap, FetchWindow};
-use haloscope::fetches::{fetch_map, summary, window_for};
+use haloscope::backend::emu::fetch_map::{FetchMap, FetchWindow};
 use haloscope::pipeline::RunRequest;
+use haloscope::trace::fetches::{fetch_map, summary, window_for};
 
 fn map_of(lesson_id: &str, kernel: &str, window: FetchWindow) -> FetchMap {
     let lesson = common::lesson(lesson_id);

@@ -6,9 +6,9 @@
 mod common;
 
 use common::h200::{CUDA, H200, RUST};
+use haloscope::backend::gpu::{GpuBackend, gpu_present};
 use haloscope::backend::{Backend, BackendChoice, CancelFlag, KernelFault};
-use haloscope::backends::run_lesson;
-use haloscope::gpu::{GpuBackend, gpu_present};
+use haloscope::backend_policy::run_lesson;
 use haloscope::pipeline::{RunRequest, run_with_backend};
 use haloscope::report::{RunReport, Verdict};
 
@@ -120,8 +120,8 @@ fn cupti_lines_equal_the_emulators_lines() {
     // sectors must be what the emulator counted on the PTX line of the same `.loc`.
     let mut gpu = gpu();
     let mut failures = Vec::new();
-    // The printf kernels reach the GPU as PTX through the driver's JIT (src/gpu/printf_gate.rs
-    // rewrites them), which must keep the line table too (src/gpu/jit.rs).
+    // The printf kernels reach the GPU as PTX through the driver's JIT (src/backend/gpu/printf_gate.rs
+    // rewrites them), which must keep the line table too (src/backend/gpu/jit.rs).
     for (kernel, lesson_id) in [
         ("kernels/stencil-2d/starter.cu", "stencil-2d"),
         ("kernels/stencil-2d/solution.cu", "stencil-2d"),

@@ -4,9 +4,9 @@
 
 mod common;
 
+use haloscope::backend::gpu::GpuBackend;
 use haloscope::backend::output::MAX_LINES;
 use haloscope::backend::{CancelFlag, KernelFault, KernelOutput};
-use haloscope::gpu::GpuBackend;
 use haloscope::pipeline::{RunRequest, run_with_backend};
 use haloscope::report::{RunReport, Verdict};
 
@@ -73,7 +73,7 @@ fn printf_output_is_attributed_to_each_launch() {
         assert_eq!(out.lines, ["hello 42"], "verify n={n}");
         assert_eq!(out.lines_not_shown, 0);
     }
-    // Measured launches never print on the GPU (src/gpu/printf_gate.rs: the gate is shut so
+    // Measured launches never print on the GPU (src/backend/gpu/printf_gate.rs: the gate is shut so
     // that it adds no sectors); the timing launches' text is discarded too.
     assert_eq!(report.output.len(), lesson.verify_sizes.len());
 }

@@ -216,8 +216,8 @@ fn the_app_and_the_cli_agree_on_the_backend() {
         let data = tempfile::tempdir().unwrap();
         let mut h = harness(data.path(), "stencil-1d");
         h.state_mut().saved.prefs.backend = choice;
-        h.state_mut().backends = std::sync::Arc::new(std::sync::Mutex::new(haloscope::backends::Backends::new(
-            haloscope::backends::GpuProbe::Hidden,
+        h.state_mut().backends = std::sync::Arc::new(std::sync::Mutex::new(haloscope::backend_policy::Backends::new(
+            haloscope::backend_policy::GpuProbe::Hidden,
         )));
         h.run();
         h.get_by_label("Run (Ctrl+Enter)").click();

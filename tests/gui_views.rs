@@ -9,7 +9,7 @@ use egui_kittest::Harness;
 use egui_kittest::kittest::Queryable;
 use haloscope::app::App;
 use haloscope::app::view::View;
-use haloscope::replay::StepKind;
+use haloscope::trace::block_replay::StepKind;
 
 fn run_file(h: &mut Harness<'static, App>, kernel: &str) {
     let source = std::fs::read_to_string(common::root().join(kernel)).unwrap();
@@ -41,7 +41,7 @@ fn the_block_replay_plays_steps_and_shows_who_wrote_the_tile() {
     let replay = h
         .state()
         .views
-        .get::<haloscope::app::replay::ReplayState>()
+        .get::<haloscope::app::replay_view::ReplayState>()
         .model()
         .expect("a replay of the run");
     assert!(replay.len() > 10, "{} steps", replay.len());
@@ -51,35 +51,54 @@ fn the_block_replay_plays_steps_and_shows_who_wrote_the_tile() {
         h.get_by_label("Next").click();
         h.run();
     }
-    assert_eq!(h.state().views.get::<haloscope::app::replay::ReplayState>().step, 3);
+    assert_eq!(
+        h.state().views.get::<haloscope::app::replay_view::ReplayState>().step,
+        3
+    );
     h.get_by_label("Back").click();
     h.run();
-    assert_eq!(h.state().views.get::<haloscope::app::replay::ReplayState>().step, 2);
+    assert_eq!(
+        h.state().views.get::<haloscope::app::replay_view::ReplayState>().step,
+        2
+    );
     h.key_press(egui::Key::ArrowRight);
     h.run();
-    assert_eq!(h.state().views.get::<haloscope::app::replay::ReplayState>().step, 3);
+    assert_eq!(
+        h.state().views.get::<haloscope::app::replay_view::ReplayState>().step,
+        3
+    );
     // Play advances on its own; pause stops it.
     h.get_by_label("Play").click();
     for _ in 0..20 {
         h.step();
         std::thread::sleep(std::time::Duration::from_millis(20));
     }
-    assert!(h.state().views.get::<haloscope::app::replay::ReplayState>().playing);
     assert!(
-        h.state().views.get::<haloscope::app::replay::ReplayState>().step > 3,
+        h.state()
+            .views
+            .get::<haloscope::app::replay_view::ReplayState>()
+            .playing
+    );
+    assert!(
+        h.state().views.get::<haloscope::app::replay_view::ReplayState>().step > 3,
         "step {}",
-        h.state().views.get::<haloscope::app::replay::ReplayState>().step
+        h.state().views.get::<haloscope::app::replay_view::ReplayState>().step
     );
     h.get_by_label("Pause").click();
     h.run();
-    assert!(!h.state().views.get::<haloscope::app::replay::ReplayState>().playing);
+    assert!(
+        !h.state()
+            .views
+            .get::<haloscope::app::replay_view::ReplayState>()
+            .playing
+    );
 
     // The first tile write: warp 0 (threads ty = 0) stores its own cells, row 1 of the
     // 34 x 10 patch. At that step the tile shows cell (1, 1) written by warp 0.
     let replay = h
         .state()
         .views
-        .get::<haloscope::app::replay::ReplayState>()
+        .get::<haloscope::app::replay_view::ReplayState>()
         .model()
         .unwrap();
     let first_write = replay
@@ -94,7 +113,7 @@ fn the_block_replay_plays_steps_and_shows_who_wrote_the_tile() {
     assert!(replay.barriers()[0] > first_write);
     h.state_mut()
         .views
-        .get_mut::<haloscope::app::replay::ReplayState>()
+        .get_mut::<haloscope::app::replay_view::ReplayState>()
         .step = first_write;
     h.run();
     let rect = h.get_by_label("Replay tile").rect();
@@ -107,7 +126,7 @@ fn the_block_replay_plays_steps_and_shows_who_wrote_the_tile() {
     let len = h
         .state()
         .views
-        .get::<haloscope::app::replay::ReplayState>()
+        .get::<haloscope::app::replay_view::ReplayState>()
         .model()
         .unwrap()
         .len();
@@ -121,7 +140,7 @@ fn the_block_replay_plays_steps_and_shows_who_wrote_the_tile() {
     let line = h
         .state()
         .views
-        .get::<haloscope::app::replay::ReplayState>()
+        .get::<haloscope::app::replay_view::ReplayState>()
         .model()
         .unwrap()
         .steps[k]
@@ -183,7 +202,7 @@ fn two_attempts_side_by_side() {
     h.get_by_label("Compare").click();
     h.step();
     wait_while(&mut h, |app| {
-        app.views.get::<haloscope::app::compare::CompareState>().busy()
+        app.views.get::<haloscope::app::compare_view::CompareState>().busy()
     });
     // Left: the starter (default), right: the editor's solution.
     h.get_by_label("right minus left: -786,074,000 sectors");
@@ -331,7 +350,10 @@ fn cancelling_a_comparison_stops_it_within_a_second() {
     h.get_by_label("Compare").click();
     step_for(&mut h, 400);
     assert!(
-        h.state().views.get::<haloscope::app::compare::CompareState>().busy(),
+        h.state()
+            .views
+            .get::<haloscope::app::compare_view::CompareState>()
+            .busy(),
         "the comparison is running"
     );
     h.get_by_label("Cancel comparison").click();
@@ -342,7 +364,10 @@ fn cancelling_a_comparison_stops_it_within_a_second() {
     h.get_by_label("cancelled");
     step_for(&mut h, 300);
     assert!(
-        !h.state().views.get::<haloscope::app::compare::CompareState>().busy(),
+        !h.state()
+            .views
+            .get::<haloscope::app::compare_view::CompareState>()
+            .busy(),
         "no run starts by itself"
     );
     h.get_by_label("Run both").click();
@@ -350,7 +375,10 @@ fn cancelling_a_comparison_stops_it_within_a_second() {
     h.step();
     h.step();
     assert!(
-        h.state().views.get::<haloscope::app::compare::CompareState>().busy(),
+        h.state()
+            .views
+            .get::<haloscope::app::compare_view::CompareState>()
+            .busy(),
         "asked again, it runs"
     );
 }
@@ -370,7 +398,7 @@ fn the_cluster_lesson_shows_reads_from_a_neighbours_tile_and_the_halo_gone() {
     let replay = h
         .state()
         .views
-        .get::<haloscope::app::replay::ReplayState>()
+        .get::<haloscope::app::replay_view::ReplayState>()
         .model()
         .expect("a replay of the run");
     let kinds: Vec<StepKind> = replay.steps.iter().map(|s| s.kind).collect();
@@ -414,17 +442,17 @@ fn the_cluster_lesson_shows_reads_from_a_neighbours_tile_and_the_halo_gone() {
     h.get_by_label("Compare").click();
     h.step();
     wait_while(&mut h, |app| {
-        app.views.get::<haloscope::app::compare::CompareState>().busy()
+        app.views.get::<haloscope::app::compare_view::CompareState>().busy()
     });
     h.get_by_label("right minus left: -104,857,600 sectors");
 }
 
-/// The one list of results tabs (`views::TABS`) is what the panel shows: every tab's label,
+/// The one list of results tabs (`tabs::TABS`) is what the panel shows: every tab's label,
 /// left to right in the list's order, and a click on each opens it (its id saved) and draws
 /// its views after a run without a panic.
 #[test]
 fn every_tab_in_the_list_is_shown_in_its_order_and_opens() {
-    use haloscope::app::views::TABS;
+    use haloscope::app::tabs::TABS;
     let data = tempfile::tempdir().unwrap();
     let mut h = harness(data.path(), "stencil-2d");
     run_file(&mut h, "kernels/stencil-2d/solution.cu");

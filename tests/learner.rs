@@ -567,10 +567,10 @@ fn a_read_the_optimiser_removed_is_reported_beside_the_verdict() {
 #[test]
 fn after_a_gpu_run_the_emulator_counts_what_bulk_copies_moved() {
     // The GPU's sectors leave the bulk copies out and CUPTI gives no figure for them: the
-    // policy has the emulator count them for the report (src/backends.rs). Here without a
+    // policy has the emulator count them for the report (src/backend_policy.rs). Here without a
     // GPU: the same call on the kernel the GPU would have run.
+    use haloscope::backend::emu::{EmulatorBackend, EmulatorOptions};
     use haloscope::compile::{Target, compile_kernel};
-    use haloscope::emu::{EmulatorBackend, EmulatorOptions};
     let lesson = common::lesson("stencil-2d");
     let compile = |file: &str| {
         let source = std::fs::read_to_string(common::root().join(file)).unwrap();

@@ -5,7 +5,7 @@ mod common;
 
 use haloscope::backend::CancelFlag;
 use haloscope::compile::{Target, compile_kernel, compile_unoptimised, machine_code};
-use haloscope::moves::{self, MoveKind};
+use haloscope::trace::compiler_moves::{self as moves, MoveKind};
 
 fn moves_of(lesson_id: &str, file: &str) -> moves::Moves {
     let lesson = common::lesson(lesson_id);

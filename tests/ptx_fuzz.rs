@@ -10,7 +10,7 @@
 mod common;
 
 use haloscope::backend::CancelFlag;
-use haloscope::emu::{Program, RunOptions, load_program, run_lesson_kernel};
+use haloscope::backend::emu::{Program, RunOptions, load_program, run_lesson_kernel};
 use haloscope::harness::random_inputs;
 use haloscope::lesson::Lesson;
 use haloscope::ptx::parse_module;

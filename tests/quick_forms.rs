@@ -6,8 +6,8 @@
 mod common;
 
 use haloscope::backend::CancelFlag;
+use haloscope::backend::emu::{Program, RunOptions, load_program, run_lesson_kernel};
 use haloscope::compile::{Target, compile_kernel};
-use haloscope::emu::{Program, RunOptions, load_program, run_lesson_kernel};
 use haloscope::harness::random_inputs;
 use haloscope::lesson::Lesson;
 

@@ -2,13 +2,13 @@
 
 mod common;
 
-use haloscope::emu::TraceSpace;
+use haloscope::backend::emu::TraceSpace;
 
+use haloscope::backend::emu::TracedAccess;
+use haloscope::backend::emu::{EmulatorBackend, EmulatorOptions};
 use haloscope::backend::{Backend, CancelFlag};
 use haloscope::compile::{Target, compile_kernel};
-use haloscope::emu::TracedAccess;
-use haloscope::emu::{EmulatorBackend, EmulatorOptions};
-use haloscope::reads::{Neighbour, OutputReads, ReadSource, reads_of, watched_block};
+use haloscope::trace::reads::{Neighbour, OutputReads, ReadSource, reads_of, watched_block};
 
 /// The reads of `thread`'s first interior output in the watched block, and that thread's
 /// traced accesses (in the order it made them). The kernel must verify: the diagram of a
@@ -108,7 +108,10 @@ fn the_3d_plane_tile_pays_for_the_depth_and_the_register_sweep_does_not() {
     let loaded_at = trace
         .iter()
         .position(|a| {
-            !a.store && a.space == TraceSpace::Global && a.buffer == Some(haloscope::emu::INPUT) && a.offset == behind
+            !a.store
+                && a.space == TraceSpace::Global
+                && a.buffer == Some(haloscope::backend::emu::INPUT)
+                && a.offset == behind
         })
         .expect("the thread loaded the element behind its output at some step");
     let stored_at = trace
@@ -121,7 +124,10 @@ fn the_3d_plane_tile_pays_for_the_depth_and_the_register_sweep_does_not() {
         .any(|a| a.store && a.space == TraceSpace::Global);
     assert!(earlier_store, "the load of behind must be from an earlier z step");
     let reloaded = trace[loaded_at + 1..stored_at].iter().any(|a| {
-        !a.store && a.space == TraceSpace::Global && a.buffer == Some(haloscope::emu::INPUT) && a.offset == behind
+        !a.store
+            && a.space == TraceSpace::Global
+            && a.buffer == Some(haloscope::backend::emu::INPUT)
+            && a.offset == behind
     });
     assert!(!reloaded, "behind was loaded again before the output: not a register");
 }

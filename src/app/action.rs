@@ -69,7 +69,7 @@ pub enum PrefChange {
     Zoom(f32),
     Backend(BackendChoice),
     LessonTab(LessonTab),
-    /// A results tab's id (`views::TABS`).
+    /// A results tab's id (`tabs::TABS`).
     ResultTab(&'static str),
     WrapCode(bool),
     /// How many of a lesson's hints are revealed.

@@ -8,7 +8,7 @@ use super::diagram_lists::{source_colour, source_letter};
 use super::theme::{Palette, palette};
 use super::view::{View, ViewContext};
 use crate::lesson::Lesson;
-use crate::reads::{Neighbour, OutputReads, reads_of};
+use crate::trace::reads::{Neighbour, OutputReads, reads_of};
 use egui::{Align2, Color32, FontId, Pos2, Rect, RichText, Sense, Stroke, Ui, Vec2};
 
 #[derive(Debug, Clone, PartialEq)]
@@ -315,7 +315,7 @@ fn block_title(lesson: &Lesson) -> String {
     let [bx, by, _] = lesson.block;
     match lesson.cluster {
         Some([cx, cy, _]) => {
-            let w = crate::reads::watched_block(lesson);
+            let w = crate::trace::reads::watched_block(lesson);
             format!(
                 "Block {bx}x{by} and its halo: block ({},{}), column {} and row {} of its {cx} x {cy} cluster",
                 w[0],

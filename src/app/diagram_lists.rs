@@ -5,7 +5,7 @@
 use super::action::Action;
 use super::theme::Palette;
 use super::view::ViewContext;
-use crate::reads::{OutputReads, ReadSource};
+use crate::trace::reads::{OutputReads, ReadSource};
 use egui::{Align2, Color32, FontId, Pos2, Rect, RichText, Sense, Ui, Vec2};
 
 pub(super) fn read_list(ui: &mut Ui, cx: &ViewContext, t: [u32; 3], reads: Option<&OutputReads>, pal: &Palette) {

@@ -4,18 +4,18 @@
 //! fetches (warp requests whose sectors held the element). Hover names the element, its
 //! counts and the lines that fetched it; 3D shows one z slice, picked with a slider.
 //!
-//! The counts come from one emulated launch (`crate::fetches`) on a thread of its own.
+//! The counts come from one emulated launch (`crate::trace::fetches`) on a thread of its own.
 
 pub use super::heatmap_paint::Layer;
 use super::heatmap_paint::{block_lines, colour, legend};
 use super::jobs::{Job, JobContext, Jobs};
 use super::theme::{Palette, palette};
 use super::view::{View, ViewContext};
-use crate::emu::fetch_map::FetchMap;
-use crate::fetches::{fetch_map, offered_sizes, summary, window_for};
+use crate::backend::emu::fetch_map::FetchMap;
 use crate::lesson::Lesson;
 use crate::pipeline::RunRequest;
 use crate::report::thousands;
+use crate::trace::fetches::{fetch_map, offered_sizes, summary, window_for};
 use egui::{Color32, ColorImage, Pos2, Rect, RichText, Sense, TextureHandle, TextureOptions, Ui, Vec2};
 use std::sync::Arc;
 
@@ -191,7 +191,7 @@ fn show(state: &mut HeatMapState, cx: &ViewContext, ui: &mut Ui) {
 /// The window's first element, for a window of the profile size.
 fn window_origin(ui: &mut Ui, lesson: &Lesson, state: &mut HeatMapState) {
     let n = lesson.profile_size;
-    let side = crate::fetches::window_side(lesson.stencil.dims);
+    let side = crate::trace::fetches::window_side(lesson.stencil.dims);
     ui.horizontal(|ui| {
         ui.label(format!("window of {side} from"));
         for (d, axis) in ["x", "y", "z"].iter().enumerate().take(lesson.stencil.dims as usize) {

@@ -4,7 +4,7 @@
 
 pub mod action;
 mod chart;
-pub mod compare;
+pub mod compare_view;
 pub mod diagram;
 mod diagram_lists;
 mod editor;
@@ -19,12 +19,14 @@ mod instrument;
 pub mod jobs;
 mod lesson_panel;
 mod machine_code_view;
-pub mod replay;
+pub mod replay_view;
 mod results;
+mod results_head;
 pub mod runner;
 mod runs;
 pub mod state;
 pub mod storage;
+pub mod tabs;
 mod theme;
 mod top_bar;
 pub mod view;
@@ -35,7 +37,7 @@ pub use instrument::save_png;
 pub use runs::Runs;
 pub use window::run_gui;
 
-use crate::backends::gpu_present;
+use crate::backend_policy::gpu_present;
 use crate::lesson::{Course, Lesson};
 use runner::{RunOutcome, SharedBackends};
 use state::{LessonProgress, Prefs};
@@ -60,7 +62,7 @@ pub struct GuiOptions {
     pub frame_bench: Option<usize>,
     /// Put this file in the editor at start (the frame benchmark's 500-line kernel).
     pub load_file: Option<PathBuf>,
-    /// Start on this results tab (an id in `views::TABS`).
+    /// Start on this results tab (an id in `tabs::TABS`).
     pub result_tab: Option<&'static str>,
     /// Start in presenter mode.
     pub presenting: bool,
@@ -201,8 +203,8 @@ impl App {
             instrument: instrument::Instrument::new(&options),
             options,
         };
-        *app.views.get_mut::<replay::ReplayState>() =
-            replay::ReplayState::starting(app.options.play_replay, app.options.replay_step);
+        *app.views.get_mut::<replay_view::ReplayState>() =
+            replay_view::ReplayState::starting(app.options.play_replay, app.options.replay_step);
         if let Some(id) = lesson_id {
             app.open_lesson(&id);
         }

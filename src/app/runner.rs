@@ -1,11 +1,11 @@
 //! Runs happen on a background job (the app's job service, jobs.rs); the UI polls it and
 //! repaints on every progress step, so it stays interactive while the emulator works. Which
-//! backend runs is the backend policy's (`crate::backends`), the same as the CLI's; this file
+//! backend runs is the backend policy's (`crate::backend_policy`), the same as the CLI's; this file
 //! only moves the work to a job.
 
 use super::jobs::{Job, JobContext, Jobs};
 use crate::backend::BackendChoice;
-use crate::backends::{Backends, RunOutput, Trace};
+use crate::backend_policy::{Backends, RunOutput, Trace};
 use crate::lesson::Lesson;
 use crate::pipeline::{Progress, RunRequest};
 use crate::report::RunReport;

@@ -31,7 +31,7 @@ pub struct Prefs {
     pub backend: BackendChoice,
     pub lesson: Option<String>,
     pub lesson_tab: LessonTab,
-    /// The results tab shown: its id in `views::TABS`.
+    /// The results tab shown: its id in `tabs::TABS` (empty, or an id no tab has: the first).
     pub result_tab: String,
     /// Hints revealed so far, per lesson.
     pub hints_shown: BTreeMap<String, usize>,
@@ -51,7 +51,7 @@ impl Default for Prefs {
             backend: BackendChoice::default(),
             lesson: None,
             lesson_tab: LessonTab::default(),
-            result_tab: super::views::TABS[0].id.to_string(),
+            result_tab: String::new(),
             hints_shown: BTreeMap::new(),
             language: cuda(),
             wrap_code: true,

@@ -1,86 +1,12 @@
-//! The results panel: its head (results.rs) and the tabs behind it. `TABS` below is the one
-//! list of them: it gives the tabs' order, their titles, the ids the preferences and
-//! `--tab` use, and the views each shows; the app tells every view that the lesson changed,
-//! polls their jobs and asks whether any is busy through it, and the view tests walk it. A
-//! new tab is a new view file and one line in `TABS`.
+//! The results panel: its head (results_head.rs) and the views of the tabs that `tabs::TABS`
+//! lists, built from that list; the app tells every view that the lesson changed, polls
+//! their jobs and asks whether any is busy through it.
 
+use super::tabs::{AnyView, TABS};
 use super::view::{View, ViewContext};
 use crate::lesson::Lesson;
 use egui::Ui;
-use std::any::Any;
 use std::sync::Arc;
-
-/// One tab of the results panel.
-pub struct TabSpec {
-    /// Saved in the preferences and given to `--tab` (compared without case, so the names
-    /// an older version saved, "HeatMap", still pick their tab).
-    pub id: &'static str,
-    /// The tab's label.
-    pub title: &'static str,
-    /// Shown when the pointer rests on the label.
-    pub hover: Option<&'static str>,
-    /// The views the tab shows, top to bottom, with a separator between them.
-    make: fn() -> Vec<Box<dyn AnyView>>,
-}
-
-/// A view in a box, with what `Views::get` needs to give it back as its own type.
-pub trait AnyView: View + Any {
-    fn as_any(&self) -> &dyn Any;
-    fn as_any_mut(&mut self) -> &mut dyn Any;
-}
-
-impl<T: View + Any> AnyView for T {
-    fn as_any(&self) -> &dyn Any {
-        self
-    }
-    fn as_any_mut(&mut self) -> &mut dyn Any {
-        self
-    }
-}
-
-fn one<T: AnyView + Default>() -> Vec<Box<dyn AnyView>> {
-    vec![Box::new(T::default())]
-}
-
-/// The results panel's tabs, in the order they are shown.
-pub const TABS: &[TabSpec] = &[
-    tab("result", "Result", None, one::<super::results::ResultView>),
-    // The block replay above the diagram of one output's reads.
-    tab("diagram", "Diagram", None, || {
-        vec![
-            Box::new(super::replay::ReplayState::default()),
-            Box::new(super::diagram::DiagramState::default()),
-        ]
-    }),
-    tab("heatmap", "Heat map", None, one::<super::heatmap::HeatMapState>),
-    tab("compare", "Compare", None, one::<super::compare::CompareState>),
-    tab("chart", "Chart", None, one::<super::chart::ChartView>),
-    tab(
-        "code",
-        "PTX & SASS",
-        Some("The PTX and SASS of the cursor's line, with each memory instruction's sectors"),
-        one::<super::machine_code_view::MachineCodeView>,
-    ),
-];
-
-const fn tab(
-    id: &'static str,
-    title: &'static str,
-    hover: Option<&'static str>,
-    make: fn() -> Vec<Box<dyn AnyView>>,
-) -> TabSpec {
-    TabSpec { id, title, hover, make }
-}
-
-/// The tab whose id is `id` (without case), if there is one.
-pub fn find_tab(id: &str) -> Option<&'static TabSpec> {
-    TABS.iter().find(|t| t.id.eq_ignore_ascii_case(id))
-}
-
-/// The ids of every tab, in order (for `--tab`'s help and error).
-pub fn tab_ids() -> Vec<&'static str> {
-    TABS.iter().map(|t| t.id).collect()
-}
 
 /// The results panel's views, tab by tab as `TABS` lists them.
 pub struct Views {
@@ -121,7 +47,7 @@ impl Views {
 /// The whole results panel is a view too: its head, then the picked tab's views.
 impl View for Views {
     fn show(&mut self, cx: &ViewContext, ui: &mut Ui) {
-        let picked = super::results::head(cx, ui);
+        let picked = super::results_head::head(cx, ui);
         let index = TABS.iter().position(|t| std::ptr::eq(t, picked)).unwrap_or(0);
         egui::ScrollArea::vertical()
             .id_salt("results_scroll")
@@ -155,6 +81,7 @@ impl View for Views {
 
 #[cfg(test)]
 mod tests {
+    use super::super::tabs::{find_tab, tab_ids};
     use super::*;
 
     #[test]
@@ -179,7 +106,7 @@ mod tests {
     #[test]
     fn every_view_type_is_found_by_its_type() {
         let mut views = Views::default();
-        views.get_mut::<super::super::replay::ReplayState>();
+        views.get_mut::<super::super::replay_view::ReplayState>();
         views.get::<super::super::heatmap::HeatMapState>();
         assert!(!views.busy());
     }

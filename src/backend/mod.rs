@@ -1,6 +1,10 @@
 //! The `Backend` interface: something that launches a compiled kernel as the lesson contract
-//! says and reports what happened. Two implementations: the CPU emulator of the PTX and the
-//! GPU (a worker subprocess driving CUDA through cudarc).
+//! says and reports what happened. Its two implementations live under it: `emu`, the CPU
+//! emulator of the PTX, and `gpu`, a worker subprocess driving CUDA through cudarc. Which one
+//! a run gets is `crate::backend_policy`'s choice.
+
+pub mod emu;
+pub mod gpu;
 
 // What a backend reports is the report schema's (crate::report); re-exported here because
 // it is also the interface a backend implements.
@@ -15,7 +19,7 @@ use crate::progress::Progress;
 use crate::report::{SectorProfile, Timing};
 use serde::{Deserialize, Serialize};
 
-/// Which backend the learner asked for; `crate::backends` turns it into one.
+/// Which backend the learner asked for; `crate::backend_policy` turns it into one.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, clap::ValueEnum, Default)]
 #[serde(rename_all = "lowercase")]
 pub enum BackendChoice {

@@ -1,11 +1,11 @@
 //! `haloscope doctor`: what was found on this machine, what does not fit, and the fix for each.
 
 use crate::backend::KernelFault;
-use crate::backends::gpu_present;
+use crate::backend::gpu::GpuBackend;
+use crate::backend::gpu::permission::{HOW_TO_ALLOW, INJECT_ENV, admin_only_by_driver, may_profile_as_admin};
+use crate::backend_policy::gpu_present;
 use crate::compile::nvrtc_version;
 use crate::cudalibs::{CudaLib, LibFit, candidates, check_fits_gpu, ensure_loaded, major_of};
-use crate::gpu::GpuBackend;
-use crate::gpu::permission::{HOW_TO_ALLOW, INJECT_ENV, admin_only_by_driver, may_profile_as_admin};
 use crate::machine::{DEVICE_ENV, machine};
 
 pub fn doctor() -> i32 {
@@ -124,7 +124,7 @@ fn profiling() {
     if std::env::var_os(INJECT_ENV).is_some() {
         println!("profiling: {INJECT_ENV} is set: CUPTI's answers below are the injected ones");
     }
-    match crate::gpu::profiling_check() {
+    match crate::backend::gpu::profiling_check() {
         Ok(()) => println!("profiling: allowed: sector counts come from the GPU's own counters"),
         Err(fault @ KernelFault::ProfilingRestricted { .. }) => {
             println!(

@@ -4,8 +4,8 @@
 use super::HeatmapArgs;
 use super::run::lesson_and_kernel;
 use crate::backend::CancelFlag;
-use crate::fetches::{fetch_map, summary, window_for};
 use crate::report::Verdict;
+use crate::trace::fetches::{fetch_map, summary, window_for};
 use std::collections::BTreeMap;
 
 pub fn heatmap(course_dir: &std::path::Path, args: &HeatmapArgs) -> i32 {

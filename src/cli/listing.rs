@@ -56,7 +56,8 @@ pub fn listing(course_dir: &Path, lesson_id: &str, kernel: &Path, args: &Listing
     };
     let (figures, moves, executed) = match args.sectors {
         Some(choice) => {
-            let report = crate::backends::run_lesson(&lesson, &request, choice, &mut |_| {}, &CancelFlag::default());
+            let report =
+                crate::backend_policy::run_lesson(&lesson, &request, choice, &mut |_| {}, &CancelFlag::default());
             eprintln!("{}  {}", report.verdict.label(), report.headline);
             let profile = report.profile.unwrap_or_default();
             (

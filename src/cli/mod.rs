@@ -57,7 +57,7 @@ pub enum Command {
         /// Write the PTX here instead of printing it.
         #[arg(short, long, value_name = "FILE")]
         output: Option<PathBuf>,
-        /// The PTX as the GPU worker loads it: printf calls gated (src/gpu/printf_gate.rs).
+        /// The PTX as the GPU worker loads it: printf calls gated (src/backend/gpu/printf_gate.rs).
         #[arg(long)]
         printf_gate: bool,
         /// List the PTX per source line (with --sass: both; alone --lines lists both).
@@ -335,7 +335,7 @@ pub fn main_with(cli: Cli) -> i32 {
             count,
             seed,
         }) => run::launch(&course_dir, &lesson, &kernel, &n, count, seed),
-        Some(Command::Worker { one_shot }) => crate::gpu::worker_main(one_shot),
+        Some(Command::Worker { one_shot }) => crate::backend::gpu::worker_main(one_shot),
         Some(Command::Gui(args)) => gui(course_dir, args),
         None => gui(
             course_dir,
@@ -375,7 +375,7 @@ fn setup(major: Option<u32>, force: bool) -> i32 {
 }
 
 fn emulator_coverage() -> i32 {
-    let rows = crate::emu::coverage::coverage();
+    let rows = crate::backend::emu::coverage::coverage();
     let supported = rows.iter().filter(|r| r.2.is_none()).count();
     for (group, text, why) in &rows {
         match why {
@@ -390,10 +390,10 @@ fn emulator_coverage() -> i32 {
 fn gui(course_dir: PathBuf, args: GuiArgs) -> i32 {
     let result_tab = match args.tab.as_deref() {
         None => None,
-        Some(id) => match crate::app::views::find_tab(id) {
+        Some(id) => match crate::app::tabs::find_tab(id) {
             Some(tab) => Some(tab.id),
             None => {
-                let ids = crate::app::views::tab_ids().join(", ");
+                let ids = crate::app::tabs::tab_ids().join(", ");
                 eprintln!("error: there is no results tab `{id}`; the tabs are {ids}");
                 return 2;
             }

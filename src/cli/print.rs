@@ -74,7 +74,7 @@ pub fn print_report(lesson: &Lesson, report: &RunReport) {
             println!("         {}", bulk.note());
         }
         if profile.counted_by_emulator_because.is_some() {
-            println!("         {}", crate::gpu::permission::HOW_TO_ALLOW);
+            println!("         {}", crate::backend::gpu::permission::HOW_TO_ALLOW);
         }
         println!(
             "  {:>5}  {:>15}  {:>15}  {:>6}  {:>6}",

@@ -3,7 +3,7 @@
 use super::RunArgs;
 use super::print::print_report;
 use crate::backend::{BackendChoice, CancelFlag};
-use crate::backends::run_lesson;
+use crate::backend_policy::run_lesson;
 use crate::lesson::{Course, Expectation, Lesson};
 use crate::pipeline::RunRequest;
 use crate::report::Verdict;
@@ -189,7 +189,7 @@ pub fn launch(
     count: u32,
     seed: u64,
 ) -> i32 {
-    let sm = match crate::gpu::compute_capability() {
+    let sm = match crate::backend::gpu::compute_capability() {
         Ok(cc) => (cc.0 * 10 + cc.1) as u32,
         Err(message) => {
             eprintln!("{message}");
@@ -223,10 +223,11 @@ pub fn launch(
         let input_seed = crate::harness::size_seed(seed, n);
         // Under compute-sanitizer its reports of a launch come before this line (stdout is
         // flushed per line), so a log can be cut into launches.
-        let faulted = crate::gpu::launch_each(&lesson, &ready, n, count, input_seed, |label, result| match result {
-            Ok(()) => println!("launched {label} n={n}"),
-            Err(f) => println!("faulted {label} n={n}: {}", f.message()),
-        });
+        let faulted =
+            crate::backend::gpu::launch_each(&lesson, &ready, n, count, input_seed, |label, result| match result {
+                Ok(()) => println!("launched {label} n={n}"),
+                Err(f) => println!("faulted {label} n={n}: {}", f.message()),
+            });
         if faulted {
             return Verdict::KernelFault.exit_code();
         }
@@ -291,7 +292,7 @@ pub fn compile(
                 eprintln!("{d}");
             }
             let ptx = match printf_gate {
-                true => crate::gpu::gate_printf(&k.ptx).unwrap_or(k.ptx),
+                true => crate::backend::gpu::gate_printf(&k.ptx).unwrap_or(k.ptx),
                 false => k.ptx,
             };
             match output {

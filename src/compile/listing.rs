@@ -38,7 +38,8 @@ pub struct Listed {
     /// For SASS: the PTX line it was made from.
     pub ptx_line: u32,
     pub text: String,
-    /// Accesses global memory (counts sectors).
+    /// A global or generic memory instruction (counts sectors; a cluster neighbour's shared memory
+    /// is reached through one too).
     pub global: bool,
 }
 
@@ -126,7 +127,7 @@ fn ptx_instructions(ptx: &str) -> Vec<Listed> {
             at: InstructionAt::PtxLine(ptx_line),
             line,
             ptx_line,
-            global: decoded.get(&ptx_line).is_some_and(|d| d.counted.is_some()),
+            global: decoded.get(&ptx_line).is_some_and(|d| d.machine_global),
             text: t.trim_end_matches(';').to_string(),
         });
     }

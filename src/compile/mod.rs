@@ -11,12 +11,14 @@ pub mod listing;
 pub mod machine_code;
 mod nvrtc;
 mod nvrtc_api;
+mod request;
 mod rustc;
 
 pub use contract_probe::PROBE_FILE;
 pub use diagnostics::{Diagnostic, Severity, parse_nvrtc_log};
 pub use machine_code::{MachineCode, MachineCodeLine, REFERENCE_SM, kernel_file};
 pub use nvrtc::nvrtc_version;
+pub use request::RunRequest;
 pub use rustc::{PRELUDE, parse_rustc_json, rust_signature, rust_toolchain};
 
 use crate::cudalibs::LibLocation;

@@ -6,9 +6,9 @@
 //! the device check scripts/device/checks/non-root-profiling.sh.
 
 use super::{RunRequest, run_stages};
+use crate::backend::emu::{EmulatorBackend, EmulatorOptions};
 use crate::backend::{Backend, CancelFlag, KernelFault, SizeRun};
 use crate::compile::{CompiledKernel, Target};
-use crate::emu::{EmulatorBackend, EmulatorOptions};
 use crate::lesson::{Contract, Lesson};
 use crate::report::{BackendInfo, SectorProfile, Verdict};
 
@@ -44,7 +44,7 @@ impl Backend for GpuWithoutCounters {
         _: u64,
         _: &CancelFlag,
     ) -> Result<SectorProfile, KernelFault> {
-        crate::gpu::cupti_call_site_fault("cuptiProfilerInitialize", REFUSAL)?;
+        crate::backend::gpu::cupti_call_site_fault("cuptiProfilerInitialize", REFUSAL)?;
         panic!("the injected refusal must fail the profile");
     }
 }
@@ -60,15 +60,15 @@ fn lesson(id: &str) -> Lesson {
 
 #[test]
 fn the_call_site_makes_a_privilege_refusal_its_own_fault() {
-    let fault = crate::gpu::cupti_call_site_fault("cuptiProfilerInitialize", REFUSAL).unwrap_err();
+    let fault = crate::backend::gpu::cupti_call_site_fault("cuptiProfilerInitialize", REFUSAL).unwrap_err();
     let KernelFault::ProfilingRestricted { message } = &fault else {
         panic!("expected profiling-restricted, got {fault:?}");
     };
     assert!(message.contains("cuptiProfilerInitialize"), "{message}");
     assert!(message.contains("administrators only"), "{message}");
     // Another call, or another status, is not a refusal.
-    assert!(crate::gpu::cupti_call_site_fault("cuptiSassMetricsEnable", REFUSAL).is_ok());
-    let other = crate::gpu::cupti_call_site_fault("cuptiSassMetricsEnable", "*=CUPTI_ERROR_NOT_SUPPORTED");
+    assert!(crate::backend::gpu::cupti_call_site_fault("cuptiSassMetricsEnable", REFUSAL).is_ok());
+    let other = crate::backend::gpu::cupti_call_site_fault("cuptiSassMetricsEnable", "*=CUPTI_ERROR_NOT_SUPPORTED");
     assert!(matches!(other, Err(KernelFault::Infrastructure { .. })), "{other:?}");
 }
 

@@ -52,7 +52,7 @@ impl Finding {
 
 /// An out-of-bounds or misaligned access the kernel's source makes, which the optimised
 /// build the GPU runs never executed (the compiler removed or moved it): found on the
-/// unoptimised (`-G`) build at a small size (src/unexecuted.rs).
+/// unoptimised (`-G`) build at a small size (src/trace/unexecuted.rs).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct UnexecutedAccess {
     pub at: ThreadPlace,

@@ -222,7 +222,7 @@ pub struct RunReport {
     /// order: each size's verification launch, then the profile launch.
     #[serde(default)]
     pub output: Vec<KernelOutput>,
-    /// Accesses the source makes that the optimised build never executed (src/unexecuted.rs):
+    /// Accesses the source makes that the optimised build never executed (src/trace/unexecuted.rs):
     /// shown beside the verdict, never part of it.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub unexecuted: Vec<UnexecutedAccess>,

@@ -1,5 +1,5 @@
 //! The compiler's moves of the kernel's global memory accesses, as the report carries them
-//! (worked out by `crate::moves`).
+//! (worked out by `crate::trace::compiler_moves`).
 
 use serde::{Deserialize, Serialize};
 

@@ -68,7 +68,7 @@ pub fn run_1d_starter_without_gpu(backend: &str) -> (i32, haloscope::report::Run
             "--kernel",
         ])
         .arg(root().join("kernels/stencil-1d/starter.cu"))
-        .env(haloscope::backends::NO_GPU_ENV, "1")
+        .env(haloscope::backend_policy::NO_GPU_ENV, "1")
         .current_dir(root())
         .output()
         .expect("run haloscope");
@@ -170,7 +170,7 @@ pub fn run_on_emulator(lesson: &str, kernel: &str, seed: u64) -> haloscope::repo
     let lesson = self::lesson(lesson);
     let path = root().join(kernel);
     let request = haloscope::pipeline::RunRequest::from_file(&path, Some(seed), None).unwrap();
-    haloscope::backends::run_lesson(
+    haloscope::backend_policy::run_lesson(
         &lesson,
         &request,
         haloscope::backend::BackendChoice::Emu,

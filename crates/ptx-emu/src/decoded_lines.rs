@@ -4,7 +4,7 @@
 //! PTX text again, so one decoder decides what counts as a global access.
 
 use crate::decode::decode_entry;
-use crate::ir::{AccessKind, CopyKind, Flow, Kind};
+use crate::ir::{AccessKind, CopyKind, Flow, Kind, MemSpace};
 use crate::ptx::{PtxError, parse_module};
 use std::collections::BTreeMap;
 
@@ -27,6 +27,11 @@ pub struct DecodedLine {
     /// copy's global read: what the sector metric counts. (A bulk copy's bytes are moved by
     /// the copy engine and the metric does not see them: not counted.)
     pub counted: Option<AccessKind>,
+    /// ptxas makes a global or generic memory instruction of it (LDG/STG/LD/ST/ATOM/RED,
+    /// LDGSTS): the counted accesses above and the `.shared::cluster` ones, which sm_90
+    /// reaches through generic LD/ST (the metric sees no global sectors from them). What the
+    /// compiler view compares with the SASS's global memory instructions.
+    pub machine_global: bool,
     pub copy: Option<CopyKind>,
     pub control: Option<Control>,
     /// Under a predicate (`@%p bra`).
@@ -60,12 +65,14 @@ pub fn decoded_lines(ptx: &str) -> Result<BTreeMap<u32, DecodedLine>, PtxError> 
                 .access()
                 .map(|(kind, _)| kind)
                 .filter(|_| inst.is_global_access() && copy != Some(CopyKind::Bulk));
+            let cluster_shared = matches!(inst.access(), Some((_, MemSpace::SharedCluster)));
             lines.insert(
                 inst.ptx_line,
                 DecodedLine {
                     line: inst.line,
                     file: inst.file,
                     counted,
+                    machine_global: counted.is_some() || cluster_shared,
                     copy,
                     control,
                     guarded: inst.guard.is_some(),

@@ -3,13 +3,13 @@
 //! headline. `Backends` owns the backends between runs (the GPU worker stays warm), and a run
 //! through it also gives the diagram its trace of the watched block, from the same run.
 
+use crate::backend::emu::{EmulatorBackend, EmulatorOptions};
+use crate::backend::gpu::GpuBackend;
 use crate::backend::{Backend, BackendChoice, CancelFlag, KernelFault};
-use crate::emu::{EmulatorBackend, EmulatorOptions};
-use crate::gpu::GpuBackend;
 use crate::lesson::Lesson;
 use crate::pipeline::{EarlyCompile, Progress, RunRequest, Stages, run_stages, run_without_backend_after};
-use crate::reads::watched_block;
 use crate::report::RunReport;
+use crate::trace::reads::watched_block;
 
 /// Why the backend that ran is not the one the choice names first, in words; the report's
 /// headline starts with it.
@@ -32,7 +32,7 @@ pub const NO_GPU_ENV: &str = "HALOSCOPE_NO_GPU";
 /// Whether a usable GPU may be here: the CUDA driver finds a device and `HALOSCOPE_NO_GPU`
 /// is not set. The app's backend menu, `haloscope doctor` and the policy ask this question.
 pub fn gpu_present() -> bool {
-    !gpu_hidden() && crate::gpu::gpu_present()
+    !gpu_hidden() && crate::backend::gpu::gpu_present()
 }
 
 fn gpu_hidden() -> bool {
@@ -82,7 +82,7 @@ impl Backends {
             // The worker initialises the driver and counts the devices itself (its Hello),
             // so this process does not: cuInit here would add its time to every GPU run.
             let hidden = self.probe == GpuProbe::Hidden || gpu_hidden();
-            if hidden || !crate::gpu::driver_library_present() {
+            if hidden || !crate::backend::gpu::driver_library_present() {
                 let why = if hidden {
                     format!("{NO_GPU_ENV} is set, so haloscope behaves as on a machine without a GPU")
                 } else {

@@ -3,10 +3,10 @@
 //! step did to the shared tile and which global sectors it fetched. The app's replay draws
 //! it; this file knows nothing of drawing.
 
-use crate::backends::Trace;
-use crate::emu::{TraceSpace, TracedAccess};
+use crate::backend::Trace;
+use crate::backend::emu::{TraceSpace, TracedAccess};
 use crate::lesson::Lesson;
-use crate::reads::{TileShape, coords, watched_block};
+use crate::trace::reads::{TileShape, coords, watched_block};
 use std::collections::BTreeMap;
 use std::ops::Range;
 
@@ -149,7 +149,7 @@ impl Replay {
         }
         for s in &mut steps {
             if matches!(s.kind, StepKind::GlobalLoad | StepKind::GlobalStore) {
-                let mut sectors: BTreeMap<(Option<crate::emu::BufferId>, u64), u32> = BTreeMap::new();
+                let mut sectors: BTreeMap<(Option<crate::backend::emu::BufferId>, u64), u32> = BTreeMap::new();
                 for a in &trace.accesses[s.accesses.clone()] {
                     let key = (a.buffer, a.offset / 32);
                     *sectors.entry(key).or_default() += 1;

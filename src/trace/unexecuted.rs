@@ -7,9 +7,9 @@
 //! misaligned access there is reported beside the verdict, never in it: the hardware ran the
 //! optimised code, and its verdict stands.
 
+use crate::backend::emu::{EmulatorBackend, EmulatorOptions};
 use crate::backend::{Backend, CancelFlag, KernelFault};
 use crate::compile::CompiledKernel;
-use crate::emu::{EmulatorBackend, EmulatorOptions};
 use crate::harness::size_seed;
 use crate::lesson::Lesson;
 use crate::report::UnexecutedAccess;

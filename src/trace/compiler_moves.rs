@@ -20,10 +20,10 @@
 pub use crate::report::moves::{AccessMove, MoveKind, Moves, lines_name};
 
 use crate::backend::CancelFlag;
-use crate::compile::{CompiledKernel, MachineCode};
-use crate::emu::{
+use crate::backend::emu::{
     BufferId, Program, RunOptions, TraceSpace, TracedAccess, buffer_name, load_program, run_lesson_kernel,
 };
+use crate::compile::{CompiledKernel, MachineCode};
 use crate::harness::{poisoned_output, random_inputs};
 use crate::lesson::Lesson;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
@@ -426,7 +426,11 @@ mod tests {
             line,
             ptx_line: pc,
             space: TraceSpace::Global,
-            buffer: Some(if store { crate::emu::OUTPUT } else { crate::emu::INPUT }),
+            buffer: Some(if store {
+                crate::backend::emu::OUTPUT
+            } else {
+                crate::backend::emu::INPUT
+            }),
             offset,
             bytes,
             value: 0,
@@ -436,7 +440,7 @@ mod tests {
 
     /// The names of a kernel with no `__device__` variables.
     fn lesson_names(b: BufferId) -> &'static str {
-        if b == crate::emu::INPUT { "in" } else { "out" }
+        if b == crate::backend::emu::INPUT { "in" } else { "out" }
     }
 
     #[test]

@@ -350,7 +350,7 @@ mod tests {
     #[test]
     fn redirects_fd_1_in_a_child_process() {
         const CHILD: &str = "HALOSCOPE_CAPTURE_TEST_CHILD";
-        const NAME: &str = "gpu::capture::tests::redirects_fd_1_in_a_child_process";
+        const NAME: &str = "backend::gpu::capture::tests::redirects_fd_1_in_a_child_process";
         if std::env::var_os(CHILD).is_some() {
             unsafe extern "C" {
                 fn printf(format: *const std::ffi::c_char, ...) -> std::ffi::c_int;

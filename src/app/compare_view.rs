@@ -7,11 +7,11 @@ use super::jobs::{Job, JobContext, Jobs};
 use super::theme::palette;
 use super::view::{View, ViewContext};
 use crate::backend::BackendChoice;
-use crate::backends::{Backends, GpuProbe};
-use crate::compare::{align, sectors_per_line};
+use crate::backend_policy::{Backends, GpuProbe};
 use crate::lesson::Lesson;
 use crate::pipeline::RunRequest;
 use crate::report::{RunReport, thousands};
+use crate::trace::side_by_side::{align, sectors_per_line};
 use egui::{RichText, Ui};
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -251,7 +251,7 @@ fn show(state: &mut CompareState, cx: &ViewContext, ui: &mut Ui) {
 /// The aligned lines as a unified diff (one text column, so it fits a narrow panel and a
 /// projector): left and right line numbers and sectors, the difference, then the line;
 /// lines only on the left are marked `-`, only on the right `+`.
-fn unified(ui: &mut Ui, rows: &[crate::compare::Row], pal: &super::theme::Palette) {
+fn unified(ui: &mut Ui, rows: &[crate::trace::side_by_side::Row], pal: &super::theme::Palette) {
     let cell = |ui: &mut Ui, text: RichText| {
         ui.add(egui::Label::new(text).wrap_mode(egui::TextWrapMode::Extend));
     };

@@ -3,12 +3,12 @@
 //! from global memory. The app's Heat map view and `haloscope heatmap` both come here.
 
 use crate::backend::CancelFlag;
+use crate::backend::emu::fetch_map::{FetchMap, FetchWindow};
+use crate::backend::emu::{RunOptions, load_program, run_lesson_kernel};
+use crate::compile::RunRequest;
 use crate::compile::{Target, compile_kernel};
-use crate::emu::fetch_map::{FetchMap, FetchWindow};
-use crate::emu::{RunOptions, load_program, run_lesson_kernel};
 use crate::harness::{poisoned_output, random_inputs};
 use crate::lesson::Lesson;
-use crate::pipeline::RunRequest;
 
 /// Sizes the view offers besides the profile size's window: the lesson's small verification
 /// sizes.
@@ -68,7 +68,7 @@ pub fn fetch_map(
         ..RunOptions::default()
     };
     let (_, observed) = run_lesson_kernel(&prog, lesson, n, &input, &mut output, &options, cancel)
-        .map_err(|f| crate::emu::kernel_fault(&prog, f).message())?;
+        .map_err(|f| crate::backend::emu::kernel_fault(&prog, f).message())?;
     observed
         .fetch_map
         .ok_or_else(|| "the launch ran no block, so nothing was fetched".to_string())

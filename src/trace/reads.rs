@@ -3,7 +3,7 @@
 //! output, matched against the stencil's neighbours. This is what the read-source diagram
 //! draws, taken from the learner's actual kernel rather than a fixed picture.
 
-use crate::emu::{INPUT, OUTPUT, TraceSpace, TracedAccess};
+use crate::backend::emu::{INPUT, OUTPUT, TraceSpace, TracedAccess};
 use crate::lesson::Lesson;
 use serde::{Deserialize, Serialize};
 use std::collections::HashMap;

@@ -10,8 +10,8 @@ use super::action::Action;
 use super::theme::{Palette, palette};
 use super::view::{View, ViewContext};
 use crate::lesson::Lesson;
-use crate::replay::{Replay, StepKind};
 use crate::report::thousands;
+use crate::trace::block_replay::{Replay, StepKind};
 use egui::{Align2, Color32, FontId, Pos2, Rect, RichText, Sense, Stroke, Ui, Vec2};
 
 pub struct ReplayState {
@@ -309,7 +309,7 @@ fn timeline(ui: &mut Ui, model: &Replay, k: usize, pal: &Palette) -> Option<(usi
 /// The block's patch: tile cells coloured by the warp that last wrote them, the step's
 /// cells outlined in the step's colour.
 fn tile(ui: &mut Ui, lesson: &Lesson, model: &Replay, k: usize, pal: &Palette) {
-    let tile_shape = crate::reads::TileShape::for_lesson(lesson);
+    let tile_shape = crate::trace::reads::TileShape::for_lesson(lesson);
     let (rows, cols) = (tile_shape.rows as i64, tile_shape.width as i64);
     // 1D rows are long: the block's two ends, where the halo is.
     let shown: Vec<i64> = if cols > 40 {
