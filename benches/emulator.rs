@@ -4,10 +4,10 @@
 //! the speed-up over a naive baseline that runs one thread at a time on one core (same
 //! decoded program, same checks). `HALOSCOPE_BENCH_QUICK=1` times each once.
 
+use haloscope::backend::emu::{Program, RunOptions, host_threads, launch_lesson_kernel, load_program};
 use haloscope::backend::{BackendChoice, CancelFlag};
-use haloscope::backends::{Backends, GpuProbe};
+use haloscope::backend_policy::{Backends, GpuProbe};
 use haloscope::compile::{Target, compile_kernel};
-use haloscope::emu::{Program, RunOptions, host_threads, launch_lesson_kernel, load_program};
 use haloscope::harness::buffers::fresh_launch_buffers;
 use haloscope::harness::random_inputs;
 use haloscope::lesson::{Course, Lesson};

@@ -5,8 +5,8 @@
 //! and lent to the launch without a copy, as the app's verification does).
 
 use haloscope::backend::CancelFlag;
+use haloscope::backend::emu::{LaunchStats, RunOptions, launch_lesson_kernel, load_program};
 use haloscope::compile::{Target, compile_kernel};
-use haloscope::emu::{LaunchStats, RunOptions, launch_lesson_kernel, load_program};
 use haloscope::harness::buffers::fresh_launch_buffers;
 use haloscope::harness::random_inputs;
 use haloscope::lesson::Course;
