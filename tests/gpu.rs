@@ -1,11 +1,11 @@
 //! GPU backend tests. They need an NVIDIA GPU, so they are `#[ignore]`d: CI lists them as
 //! ignored, and scripts/device/checks/gpu-tests.sh runs them with `--ignored` on the lent H200, where they
-//! must match the figures the H200 measured (docs/measurements.md, tests/common/h200.rs).
+//! must match the figures the H200 measured (docs/archive/measurements-log.md, tests/common/h200.rs).
 //! Without a GPU, `--ignored` makes them fail, not skip.
 
 mod common;
 
-use common::h200::{CUDA, H200, RUST};
+use common::h200::{H200, cuda, rust};
 use haloscope::backend::gpu::{GpuBackend, gpu_present};
 use haloscope::backend::{Backend, BackendChoice, CancelFlag, KernelFault};
 use haloscope::backend_policy::run_lesson;
@@ -82,7 +82,7 @@ fn mismatches(h: &H200, report: &RunReport) -> Vec<String> {
     wrong
 }
 
-fn check_all(kernels: &[H200]) {
+fn check_all(kernels: &[&H200]) {
     let mut gpu = gpu();
     let mut failures = Vec::new();
     for h in kernels {
@@ -102,7 +102,7 @@ fn check_all(kernels: &[H200]) {
 #[test]
 #[ignore = "needs an NVIDIA GPU"]
 fn every_cuda_kernel_gives_the_h200_verdict_and_figures() {
-    check_all(CUDA);
+    check_all(&cuda());
 }
 
 #[test]
@@ -110,7 +110,7 @@ fn every_cuda_kernel_gives_the_h200_verdict_and_figures() {
 fn every_rust_kernel_gives_the_h200_verdict_and_figures() {
     // On the device machine HALOSCOPE_RUSTC is scripts/device/replay-rustc.sh (the checks set it).
     haloscope::compile::rust_toolchain().expect("a rustc for nvptx64 (or scripts/device/replay-rustc.sh)");
-    check_all(RUST);
+    check_all(&rust());
 }
 
 #[test]
@@ -226,7 +226,7 @@ fn the_worker_survives_a_crash_and_a_hang() {
     unsafe { std::env::set_var("HALOSCOPE_GPU_TIMEOUT_S", "5") };
     let oob = run_on(&mut gpu, "stencil-2d", "tests/fixtures/kernels/oob_write.cu");
     assert_eq!(oob.verdict, Verdict::KernelFault, "{}", oob.headline);
-    // docs/measurements.md: the H200 reports CUDA_ERROR_ILLEGAL_ADDRESS for it.
+    // docs/archive/measurements-log.md: the H200 reports CUDA_ERROR_ILLEGAL_ADDRESS for it.
     assert!(
         matches!(&oob.fault, Some(KernelFault::Crashed { message }) if message.contains("ILLEGAL_ADDRESS")),
         "{:?}",

@@ -4,7 +4,7 @@
 
 mod common;
 
-use common::h200::{CUDA, H200, RUST};
+use common::h200::{H200, cuda, rust};
 use haloscope::report::Verdict;
 use serde_json::{Value, json};
 use std::path::Path;
@@ -196,7 +196,7 @@ fn the_shipped_known_differences_fit_the_h200_figures() {
     let rows = common::known_differences();
     let text = std::fs::read_to_string(common::root().join("docs/known-differences.md")).unwrap();
     let mut runs = Vec::new();
-    for h in CUDA.iter().chain(RUST) {
+    for h in cuda().into_iter().chain(rust()) {
         let mut run = agreeing(h);
         for d in rows.iter().filter(|d| d.kernel == h.kernel) {
             match d.field.as_str() {

@@ -1,8 +1,8 @@
 //! The hazard corpus against compute-sanitizer's verdicts (issue 28). scripts/hazards/generate.py
 //! makes the same 244 kernels from seed 1 that ran on the H100 under compute-sanitizer's four
 //! tools (scripts/device/checks/hazard-sanitizer.sh: the first 221 on 2026-12-06, the logs in
-//! docs/device-runs/2026-12-06-hazards.tar.gz; the 23 asynchronous-copy and cluster kernels,
-//! h0208 to h0230, on 2026-12-07, in docs/device-runs/2026-12-07-hazards-async-cluster.tar.gz). tests/hazards/expected.tsv, written by
+//! docs/device-runs/2026-12-06-hazards.tar.gz (in git history: docs/device-runs/README.md); the 23 asynchronous-copy and cluster kernels,
+//! h0208 to h0230, on 2026-12-07, in docs/device-runs/2026-12-07-hazards-async-cluster.tar.gz, in git history). tests/hazards/expected.tsv, written by
 //! scripts/hazards/compare.py from those logs, holds per kernel the classes the sanitizer
 //! reported and the ones the emulator reported then. This test runs `haloscope check` on every
 //! kernel again and fails when the emulator's classes change, and it holds the line that

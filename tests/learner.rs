@@ -1,6 +1,6 @@
 //! Kernels written the way learners write them (tests/learner/), on the emulator: each must
 //! reach the H200's verdict and exactly its sectors, loads, stores and ideal sectors over the
-//! contract's 100 launches (docs/measurements.md, "Learner kernels on the H200"), or differ
+//! contract's 100 launches (docs/archive/measurements-log.md, "Learner kernels on the H200"), or differ
 //! where the emulator says why on the line (a barrier completed through two calls).
 
 mod common;
@@ -72,7 +72,7 @@ const H200: &[(&str, Verdict, u64, u64, u64, u64)] = &[
         1_258_700_400,
     ),
     (
-        // H200 2026-12-04 (CUPTI; docs/measurements.md): the skipped printf's argument load
+        // H200 2026-12-04 (CUPTI; docs/archive/measurements-log.md): the skipped printf's argument load
         // still issues its sectors on the GPU.
         "printf_argument_load.cu",
         Verdict::GateFail,
@@ -490,7 +490,7 @@ fn asynchronous_copies_and_clusters_give_the_h100_verdict_and_figures() {
 
 #[test]
 fn bulk_copies_are_reported_beside_the_figure_not_in_it() {
-    // The metric leaves out what cp.async.bulk moves (the H100 probe, docs/measurements.md);
+    // The metric leaves out what cp.async.bulk moves (the H100 probe, docs/archive/measurements-log.md);
     // the report says how much it was, on the copy's line.
     let r = common::run_on_emulator("stencil-2d", "tests/learner/bulk_rows_2d.cu", 13);
     let p = r.profile.as_ref().expect("a profile");

@@ -1,5 +1,5 @@
 //! Lesson content: every lesson has its text, hints and learning goals; the figures the texts
-//! quote come from docs/measurements.md; a teacher can add a lesson by writing files only.
+//! quote come from docs/figures.tsv; a teacher can add a lesson by writing files only.
 
 mod common;
 
@@ -61,66 +61,40 @@ fn the_gates_sit_between_starter_and_solution() {
     }
 }
 
-/// The rows of every markdown table in `text`, keyed by their first cell with any leading
-/// `kernels/` removed: (header cells, row cells).
-fn table_rows(text: &str) -> Vec<(String, Vec<String>, Vec<String>)> {
-    let cells = |line: &str| -> Vec<String> {
-        line.trim()
-            .trim_matches('|')
-            .split('|')
-            .map(|c| c.trim().to_string())
-            .collect()
-    };
-    let mut rows = Vec::new();
-    let mut header: Option<Vec<String>> = None;
-    for line in text.lines() {
-        if !line.starts_with('|') {
-            header = None;
-            continue;
-        }
-        let row = cells(line);
-        if row.iter().all(|c| c.chars().all(|ch| ch == '-' || ch == ':')) {
-            continue;
-        }
-        match &header {
-            None => header = Some(row),
-            Some(h) => {
-                let key = row[0].trim_start_matches("kernels/").to_string();
-                rows.push((key, h.clone(), row));
-            }
+/// Every value of docs/figures.tsv as a text may show it: whole numbers with thousands
+/// separators (and bare, for small ones), decimals as written.
+fn recorded_figures() -> std::collections::HashSet<String> {
+    let mut shown = std::collections::HashSet::new();
+    for f in common::figures::figures() {
+        if let Ok(n) = f.value.parse::<u64>() {
+            shown.insert(haloscope::report::thousands(n));
+            shown.insert(n.to_string());
+        } else {
+            shown.insert(f.value.clone());
         }
     }
-    rows
+    shown
 }
 
-/// The cell of column `column` (its header, or else a header it starts) in the first table row of `kernel`
-/// (`stencil-2d/starter.cu`) whose table has that column.
-fn cell(rows: &[(String, Vec<String>, Vec<String>)], kernel: &str, column: &str) -> Option<String> {
-    rows.iter().find_map(|(key, header, row)| {
-        // An exact header first: "emulator" is also the start of "emulator verdict".
-        let i = header
-            .iter()
-            .position(|h| h == column)
-            .or_else(|| header.iter().position(|h| h.starts_with(column)))?;
-        (key == kernel).then(|| row.get(i).cloned()).flatten()
-    })
-}
-
-fn measurements() -> String {
-    std::fs::read_to_string(common::root().join("docs/measurements.md")).unwrap()
+/// The values docs/figures.tsv records for the kernel's `field`, on any card (lesson.toml
+/// says which card its figures are from).
+fn recorded(kernel: &str, field: &str) -> Vec<String> {
+    common::figures::figures()
+        .iter()
+        .filter(|f| f.kernel == format!("kernels/{kernel}") && f.field == field)
+        .map(|f| f.value.clone())
+        .collect()
 }
 
 #[test]
-fn quoted_figures_come_from_the_measurements() {
-    let measurements = measurements();
-    let rows = table_rows(&measurements);
-    let measured: std::collections::HashSet<String> = numbers_in(&measurements).into_iter().collect();
+fn quoted_figures_come_from_the_figures_table() {
+    let measured = recorded_figures();
     for lesson in common::course().lessons {
         let toml = std::fs::read_to_string(lesson.dir.join("lesson.toml"))
             .unwrap()
             .replace('_', ",");
         let in_toml: std::collections::HashSet<String> = numbers_in(&toml).into_iter().collect();
-        // Every large figure of the text is a whole number of docs/measurements.md (or a
+        // Every large figure of the text is a whole figure of docs/figures.tsv (or a
         // setting of the lesson, or one the text works out, listed in `derived`), not a piece
         // of one.
         let derived = derived(&lesson.id);
@@ -133,7 +107,7 @@ fn quoted_figures_come_from_the_measurements() {
                 measured.contains(&number)
                     || in_toml.contains(&number)
                     || derived.iter().any(|(v, _)| shows(&number, *v)),
-                "{}: {number} is in neither docs/measurements.md, lesson.toml nor the lesson's derived figures",
+                "{}: {number} is in neither docs/figures.tsv, lesson.toml nor the lesson's derived figures",
                 lesson.id
             );
         }
@@ -153,10 +127,12 @@ fn quoted_figures_come_from_the_measurements() {
                 let [name] = named[..] else { continue };
                 let kernel = format!("{}/{name}", lesson.id);
                 for number in numbers_in(sentence).into_iter().filter(|n| n.len() >= 9) {
-                    let in_row = rows.iter().any(|(key, _, row)| key == &kernel && row.contains(&number));
+                    let in_row = common::figures::figures()
+                        .iter()
+                        .any(|f| f.kernel == format!("kernels/{kernel}") && f.number_text() == number);
                     assert!(
                         in_row || in_toml.contains(&number),
-                        "{}: {number} is quoted for {kernel}, but its row in docs/measurements.md says otherwise",
+                        "{}: {number} is quoted for {kernel}, but its rows in docs/figures.tsv say otherwise",
                         lesson.id
                     );
                     checked += 1;
@@ -166,8 +142,8 @@ fn quoted_figures_come_from_the_measurements() {
         if lesson.id == "stencil-2d" {
             assert!(checked > 0, "the x_only.cu sentence was not found");
         }
-        // The contract's figures are the H200's for its starter and solution, in their rows:
-        // CUPTI, ncu and the emulator's columns, and the median time.
+        // The contract's figures are the H200's for its starter and solution, in the table:
+        // the sectors (CUPTI = ncu x 100) and the median time.
         let figures = [
             (
                 "starter",
@@ -183,18 +159,14 @@ fn quoted_figures_come_from_the_measurements() {
         for (what, sectors, us) in figures {
             let kernel = format!("{}/{what}.cu", lesson.id);
             let text = haloscope::report::thousands(sectors);
-            for column in ["CUPTI", "ncu", "emulator"] {
-                assert_eq!(
-                    cell(&rows, &kernel, column).as_deref(),
-                    Some(text.as_str()),
-                    "{}: figures.{what}_sectors against the {column} column of {kernel}'s row",
-                    lesson.id
-                );
-            }
-            assert_eq!(
-                cell(&rows, &kernel, "median us").as_deref(),
-                Some(format!("{us:.1}").as_str()),
-                "{}: figures.{what}_us against {kernel}'s row",
+            assert!(
+                recorded(&kernel, "sectors").contains(&sectors.to_string()),
+                "{}: figures.{what}_sectors {sectors} is not {kernel}'s in docs/figures.tsv",
+                lesson.id
+            );
+            assert!(
+                recorded(&kernel, "median_us").contains(&format!("{us:.1}")),
+                "{}: figures.{what}_us {us} is not {kernel}'s in docs/figures.tsv",
                 lesson.id
             );
             assert!(
@@ -207,10 +179,55 @@ fn quoted_figures_come_from_the_measurements() {
 }
 
 #[test]
-fn the_pinned_h200_figures_are_the_documented_ones() {
-    // tests/common/h200.rs, which the GPU and emulator tests pin, against the tables of
-    // docs/measurements.md (sectors, verdict) and docs/device-runs (loads, stores, ideal).
-    let rows = table_rows(&measurements());
+fn every_kernel_has_its_figures_and_they_are_the_recorded_ones() {
+    // Every kernel in kernels/ has a verdict and sectors in docs/figures.tsv, with its card,
+    // date and command: a new lesson's kernels need rows there, nothing else.
+    let mut missing = Vec::new();
+    for dir in std::fs::read_dir(common::root().join("kernels")).unwrap() {
+        let dir = dir.unwrap().path();
+        if !dir
+            .join("..")
+            .join("..")
+            .join("lessons")
+            .join(dir.file_name().unwrap())
+            .exists()
+        {
+            continue; // kernels/prelude: no lesson
+        }
+        for file in std::fs::read_dir(&dir).unwrap() {
+            let path = file.unwrap().path();
+            let kernel = format!(
+                "kernels/{}/{}",
+                dir.file_name().unwrap().to_string_lossy(),
+                path.file_name().unwrap().to_string_lossy()
+            );
+            for field in ["verdict", "sectors"] {
+                let row = common::figures::figures()
+                    .iter()
+                    .find(|f| f.kernel == kernel && f.field == field);
+                match row {
+                    Some(f) => assert!(
+                        !f.card.is_empty() && !f.date.is_empty() && !f.command.is_empty(),
+                        "{kernel} {field}: a figure needs its card, date and command"
+                    ),
+                    // A kernel that faults on the card has no sectors.
+                    None if field == "sectors"
+                        && common::figures::figures()
+                            .iter()
+                            .any(|f| f.kernel == kernel && f.field == "verdict" && f.value == "kernel-fault") => {}
+                    None => missing.push(format!("{kernel}: {field}")),
+                }
+            }
+        }
+    }
+    assert!(
+        missing.is_empty(),
+        "kernels with no figures in docs/figures.tsv:\n{}",
+        missing.join("\n")
+    );
+
+    // The H200 rows agree with the device runs they came from (docs/device-runs: loads,
+    // stores, ideal per kernel).
     let mut split = String::new();
     for f in [
         "2026-12-02-call3-loads-stores-ideal.md",
@@ -219,29 +236,7 @@ fn the_pinned_h200_figures_are_the_documented_ones() {
         split += &std::fs::read_to_string(common::root().join("docs/device-runs").join(f)).unwrap();
     }
     let t = haloscope::report::thousands;
-    for h in common::h200::CUDA.iter().chain(common::h200::RUST) {
-        let kernel = h.kernel.trim_start_matches("kernels/");
-        let sectors = t(h.sectors);
-        let column = if h.kernel.ends_with(".rs") {
-            "CUPTI"
-        } else {
-            "CUPTI sectors"
-        };
-        assert_eq!(
-            cell(&rows, kernel, column),
-            Some(sectors.clone()),
-            "{}: CUPTI",
-            h.kernel
-        );
-        assert_eq!(cell(&rows, kernel, "ncu"), Some(sectors.clone()), "{}: ncu", h.kernel);
-        if h.kernel.ends_with(".cu") {
-            assert_eq!(
-                cell(&rows, kernel, "verdict").as_deref(),
-                Some(h.verdict.as_str()),
-                "{}",
-                h.kernel
-            );
-        }
+    for h in common::h200::cuda().into_iter().chain(common::h200::rust()) {
         let line = split
             .lines()
             .find(|l| l.starts_with(&format!("{}:", h.kernel)))
@@ -250,14 +245,13 @@ fn the_pinned_h200_figures_are_the_documented_ones() {
         let expected = format!("gpu loads {} stores {} ideal {} ", t(h.loads), t(h.stores), t(h.ideal));
         assert!(gpu.contains(&expected), "{}: {line}\nexpected {expected}", h.kernel);
     }
-    // The Rust table's verdicts.
-    for h in common::h200::RUST {
-        let kernel = h.kernel.trim_start_matches("kernels/");
-        let table =
-            std::fs::read_to_string(common::root().join("docs/device-runs/2026-12-02-call6-rust-table.md")).unwrap();
+    let table =
+        std::fs::read_to_string(common::root().join("docs/device-runs/2026-12-02-call6-rust-table.md")).unwrap();
+    for h in common::h200::rust() {
         assert!(
             table.contains(&format!("| {} | {} | {} |", h.kernel, h.verdict.as_str(), t(h.sectors))),
-            "{kernel}: verdict and sectors in docs/device-runs/2026-12-02-call6-rust-table.md"
+            "{}: verdict and sectors in docs/device-runs/2026-12-02-call6-rust-table.md",
+            h.kernel
         );
     }
 }
@@ -356,6 +350,7 @@ fn derived(lesson: &str) -> Vec<(f64, &'static str)> {
             (600_000_000.0 / 100.0 / warps, "the gate per warp"),
         ],
         "stencil-2d" => vec![
+            (13_626_880.0, "the starter's sectors per launch: 1,362,688,000 / 100"),
             (10.0, "tile rows: 8 + 2"),
             (34.0, "tile columns: 32 + 2"),
             (80.0, "the ring: 2 x (32 + 8)"),
@@ -385,12 +380,19 @@ fn derived(lesson: &str) -> Vec<(f64, &'static str)> {
                 "us to copy 64 MiB in and out at the card's copy rate",
             ),
             (69.2 / 45.1, "the starter's time over that floor"),
-            (2_950.0, "the card's copy rate, lowest (docs/measurements.md)"),
-            (2_990.0, "the card's copy rate, highest (docs/measurements.md)"),
-            (90.74, "warps active, the solution (ncu, docs/measurements.md)"),
-            (75.11, "warps active, the starter (ncu, docs/measurements.md)"),
+            (
+                2_950.0,
+                "the card's copy rate, lowest (docs/archive/measurements-log.md)",
+            ),
+            (
+                2_990.0,
+                "the card's copy rate, highest (docs/archive/measurements-log.md)",
+            ),
+            (90.71, "warps active, the solution (ncu, docs/figures.tsv)"),
+            (75.11, "warps active, the starter (ncu, docs/figures.tsv)"),
         ],
         "stencil-3d" => vec![
+            (17_484_600.0, "the starter's sectors per launch: 1,748,460,000 / 100"),
             (18.0, "plane tile rows: 16 + 2"),
             (34.0, "plane tile columns: 32 + 2"),
             (16.0, "block rows, warps per block"),
@@ -458,8 +460,11 @@ fn derived(lesson: &str) -> Vec<(f64, &'static str)> {
                 "grid columns at n = 4096: 4096 / 32; column sectors per cluster: 16 x 8",
             ),
             (512.0, "grid rows at n = 4096: 4096 / 8"),
-            (2_048.0, "the probe's stored sectors (docs/measurements.md)"),
-            (8_192.0, "the probe's bulk-copied sectors (docs/measurements.md)"),
+            (2_048.0, "the probe's stored sectors (docs/archive/measurements-log.md)"),
+            (
+                8_192.0,
+                "the probe's bulk-copied sectors (docs/archive/measurements-log.md)",
+            ),
         ],
         _ => Vec::new(),
     };
@@ -504,10 +509,7 @@ fn all_numbers_in(text: &str) -> Vec<String> {
 
 #[test]
 fn every_number_in_the_texts_is_a_figure_or_derived() {
-    let measured: std::collections::HashSet<String> = numbers_in(&measurements())
-        .into_iter()
-        .filter(|n| n.chars().filter(char::is_ascii_digit).count() >= 7)
-        .collect();
+    let measured = recorded_figures();
     let course = common::course();
     // Every lesson's recorded settings and figures (a lesson may quote another's).
     let recorded: Vec<String> = course
@@ -518,12 +520,6 @@ fn every_number_in_the_texts_is_a_figure_or_derived() {
             all_numbers_in(&toml.replace('_', ","))
         })
         .collect();
-    // And every figure of a table of docs/measurements.md (times, hit rates, stalls).
-    let tabled: std::collections::HashSet<String> = table_rows(&measurements())
-        .into_iter()
-        .flat_map(|(_, _, row)| row)
-        .flat_map(|cell| all_numbers_in(&cell))
-        .collect();
     let mut unexplained = Vec::new();
     for lesson in &course.lessons {
         let derived = derived(&lesson.id);
@@ -531,7 +527,6 @@ fn every_number_in_the_texts_is_a_figure_or_derived() {
             let value: f64 = number.replace(',', "").parse().unwrap();
             let ok = (value.fract() == 0.0 && value <= 12.0)
                 || measured.contains(&number)
-                || tabled.contains(&number)
                 || recorded.iter().any(|r| r.replace(',', "") == number.replace(',', ""))
                 || derived.iter().any(|(v, _)| shows(&number, *v));
             if !ok {

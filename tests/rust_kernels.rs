@@ -29,11 +29,11 @@ fn emulate(lesson: &str, kernel: &str) -> serde_json::Value {
 #[test]
 fn every_rust_kernel_gives_the_h200_figures() {
     // The H200's sectors, loads, stores and ideal sectors for each Rust kernel (call 6 in
-    // docs/measurements.md), exactly: where the emulator is known to differ,
+    // docs/archive/measurements-log.md), exactly: where the emulator is known to differ,
     // docs/known-differences.md gives its value and the reason.
     rust_toolchain().expect("this machine's rustc builds nvptx64 kernels");
     let mut wrong = Vec::new();
-    for h in common::h200::RUST {
+    for h in common::h200::rust() {
         let report = emulate(h.lesson(), h.kernel);
         if report["verdict"] != h.verdict.as_str() {
             wrong.push(format!(

@@ -12,7 +12,7 @@ manifest's seed... i.e. scripts/hazards/generate.py with the same seed), run now
 Classes are named after the sanitizer tools (src/report/hazard.rs): memcheck, racecheck,
 initcheck, synccheck. A kernel's GPU classes are the tools that reported an error. Writes the
 table as TSV (tests/hazards/expected.tsv: what CI checks the emulator against) and as
-Markdown (for docs/measurements.md), and prints the counts.
+Markdown (for docs/archive/measurements-log.md), and prints the counts.
 """
 
 import argparse

@@ -723,7 +723,7 @@ LESSON_BASES = {
 }
 TILE_KINDS = ["float", "double", "half", "u16", "u8"]
 # Bases added after the first corpora were measured: planned after all the others, so that a
-# seed's earlier kernels keep their numbers (docs/measurements.md names them).
+# seed's earlier kernels keep their numbers (docs/archive/measurements-log.md names them).
 LATER_BASES = [("stencil-2d", "async"), ("stencil-2d-cluster", "cluster-copy"),
                ("stencil-2d-cluster", "cluster-direct")]
 

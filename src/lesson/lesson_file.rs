@@ -21,7 +21,7 @@ pub struct LessonFile {
     pub problem: ProblemSection,
     pub gate: GateSection,
     pub files: FilesSection,
-    /// Figures measured on the H200 (docs/measurements.md), shown in the chart and quoted in
+    /// Figures measured on the H200 (docs/archive/measurements-log.md), shown in the chart and quoted in
     /// the text; a test checks them against the emulator.
     #[serde(default)]
     pub figures: Figures,

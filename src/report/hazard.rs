@@ -1,6 +1,6 @@
 //! The hazards of a run sorted into the classes compute-sanitizer's tools report, so that the
 //! emulator's checks can be compared with the GPU's ground truth kernel by kernel (the hazard
-//! corpus, docs/measurements.md) and a learner's `haloscope check` reads the same way.
+//! corpus, docs/archive/measurements-log.md) and a learner's `haloscope check` reads the same way.
 
 use super::{FindingKind, KernelFault, RunReport};
 use serde::{Deserialize, Serialize};
@@ -39,7 +39,7 @@ impl HazardClass {
 }
 
 /// The classes of a finding: the compute-sanitizer tools that report the same hazard on the
-/// H100 (docs/measurements.md).
+/// H100 (docs/archive/measurements-log.md).
 pub fn finding_classes(kind: FindingKind) -> &'static [HazardClass] {
     match kind {
         FindingKind::UninitialisedSharedRead => &[HazardClass::Initcheck],

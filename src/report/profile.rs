@@ -112,7 +112,7 @@ pub struct SectorProfile {
 /// global memory over the profile run. The sector metric does not count them: its sectors
 /// are those of the SASS load and store instructions threads issue, and a bulk copy is done
 /// by the copy engine (measured on the H100, 2026-12-07: a kernel moving 8,192 sectors by bulk
-/// copy and storing 2,048 showed 2,048; docs/measurements.md).
+/// copy and storing 2,048 showed 2,048; docs/archive/measurements-log.md).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct BulkCopies {
     pub bytes: u64,

@@ -1,9 +1,11 @@
-//! What the H200 measured for every kernel in kernels/ (docs/measurements.md: call 2 for the
-//! CUDA kernels' sectors and verdicts, call 3 for their loads, stores and ideal sectors,
-//! call 6 for the Rust kernels; the per-kernel lines are in docs/device-runs/). Over the
-//! contract's 100 launches. tests/lesson_content.rs checks each row against those files.
+//! What the H200 measured for every kernel of the four founding lessons in kernels/, read from
+//! docs/figures.tsv (one row per figure: kernel, field, value, card, date, command). Over the
+//! contract's 100 launches. tests/lesson_content.rs checks that every kernel in kernels/ has
+//! its figures there and that each lesson.toml agrees with them.
 
+use super::figures::{Figure, figures};
 use haloscope::report::Verdict;
+use std::sync::OnceLock;
 
 pub struct H200 {
     pub kernel: &'static str,
@@ -15,198 +17,42 @@ pub struct H200 {
     pub ideal: u64,
 }
 
-const fn k(kernel: &'static str, verdict: Verdict, sectors: u64, loads: u64, stores: u64, ideal: u64) -> H200 {
-    H200 {
-        kernel,
-        verdict,
-        sectors,
-        loads,
-        stores,
-        ideal,
-    }
+/// Every kernel with a full set of H200 figures (verdict, sectors, loads, stores, ideal).
+fn all() -> &'static [H200] {
+    static ALL: OnceLock<Vec<H200>> = OnceLock::new();
+    ALL.get_or_init(|| {
+        let on_h200: Vec<&Figure> = figures().iter().filter(|f| f.card == "H200").collect();
+        let mut kernels: Vec<&str> = on_h200.iter().map(|f| f.kernel.as_str()).collect();
+        kernels.sort();
+        kernels.dedup();
+        kernels
+            .into_iter()
+            .filter_map(|kernel| {
+                let get = |field: &str| on_h200.iter().find(|f| f.kernel == kernel && f.field == field);
+                let number = |field: &str| get(field).map(|f| f.number());
+                Some(H200 {
+                    kernel: Box::leak(kernel.to_string().into_boxed_str()),
+                    verdict: Verdict::parse(&get("verdict")?.value)
+                        .unwrap_or_else(|| panic!("{kernel}: not a verdict in docs/figures.tsv")),
+                    sectors: number("sectors")?,
+                    loads: number("loads")?,
+                    stores: number("stores")?,
+                    ideal: number("ideal")?,
+                })
+            })
+            .collect()
+    })
 }
 
-pub const CUDA: &[H200] = &[
-    k(
-        "kernels/stencil-1d/no_barrier.cu",
-        Verdict::WrongResults,
-        432_537_600,
-        222_822_200,
-        209_715_400,
-        432_537_600,
-    ),
-    k(
-        "kernels/stencil-1d/no_halo.cu",
-        Verdict::WrongResults,
-        419_430_600,
-        209_715_200,
-        209_715_400,
-        419_430_600,
-    ),
-    k(
-        "kernels/stencil-1d/solution.cu",
-        Verdict::Pass,
-        432_537_600,
-        222_822_200,
-        209_715_400,
-        432_537_600,
-    ),
-    k(
-        "kernels/stencil-1d/starter.cu",
-        Verdict::GateFail,
-        943_718_400,
-        734_003_000,
-        209_715_400,
-        838_861_000,
-    ),
-    k(
-        "kernels/stencil-2d/solution.cu",
-        Verdict::Pass,
-        576_614_000,
-        366_080_000,
-        210_534_000,
-        576_614_000,
-    ),
-    k(
-        "kernels/stencil-2d/starter.cu",
-        Verdict::GateFail,
-        1_362_688_000,
-        1_152_154_000,
-        210_534_000,
-        1_258_700_400,
-    ),
-    k(
-        "kernels/stencil-2d/x_only.cu",
-        Verdict::GateFail,
-        943_513_200,
-        732_979_200,
-        210_534_000,
-        943_513_200,
-    ),
-    k(
-        "kernels/stencil-3d/hardcoded_depth.cu",
-        Verdict::WrongResults,
-        946_566_400,
-        737_670_400,
-        208_896_000,
-        946_566_400,
-    ),
-    k(
-        "kernels/stencil-3d/solution.cu",
-        Verdict::Pass,
-        948_659_200,
-        738_944_000,
-        209_715_200,
-        948_659_200,
-    ),
-    k(
-        "kernels/stencil-3d/starter.cu",
-        Verdict::GateFail,
-        1_748_460_000,
-        1_538_744_800,
-        209_715_200,
-        1_658_137_600,
-    ),
-    k(
-        "kernels/stencil-3d-registers/no_rotation.cu",
-        Verdict::WrongResults,
-        539_033_600,
-        329_318_400,
-        209_715_200,
-        539_033_600,
-    ),
-    k(
-        "kernels/stencil-3d-registers/one_barrier.cu",
-        Verdict::WrongResults,
-        539_033_600,
-        329_318_400,
-        209_715_200,
-        539_033_600,
-    ),
-    k(
-        "kernels/stencil-3d-registers/solution.cu",
-        Verdict::Pass,
-        539_033_600,
-        329_318_400,
-        209_715_200,
-        539_033_600,
-    ),
-    k(
-        "kernels/stencil-3d-registers/starter.cu",
-        Verdict::GateFail,
-        948_659_200,
-        738_944_000,
-        209_715_200,
-        948_659_200,
-    ),
-];
+/// The CUDA kernels' figures.
+pub fn cuda() -> Vec<&'static H200> {
+    all().iter().filter(|h| h.kernel.ends_with(".cu")).collect()
+}
 
-pub const RUST: &[H200] = &[
-    k(
-        "kernels/stencil-1d/solution.rs",
-        Verdict::Pass,
-        432_537_600,
-        222_822_200,
-        209_715_400,
-        432_537_600,
-    ),
-    k(
-        "kernels/stencil-1d/starter.rs",
-        Verdict::GateFail,
-        943_718_400,
-        734_003_000,
-        209_715_400,
-        838_861_000,
-    ),
-    k(
-        "kernels/stencil-2d/solution.rs",
-        Verdict::Pass,
-        576_614_000,
-        366_080_000,
-        210_534_000,
-        576_614_000,
-    ),
-    k(
-        "kernels/stencil-2d/starter.rs",
-        Verdict::GateFail,
-        1_363_506_800,
-        1_152_972_800,
-        210_534_000,
-        1_259_519_200,
-    ),
-    k(
-        "kernels/stencil-3d/solution.rs",
-        Verdict::Pass,
-        948_659_200,
-        738_944_000,
-        209_715_200,
-        948_659_200,
-    ),
-    k(
-        "kernels/stencil-3d/starter.rs",
-        Verdict::GateFail,
-        1_748_460_000,
-        1_538_744_800,
-        209_715_200,
-        1_658_137_600,
-    ),
-    k(
-        "kernels/stencil-3d-registers/solution.rs",
-        Verdict::Pass,
-        539_033_600,
-        329_318_400,
-        209_715_200,
-        539_033_600,
-    ),
-    k(
-        "kernels/stencil-3d-registers/starter.rs",
-        Verdict::GateFail,
-        948_659_200,
-        738_944_000,
-        209_715_200,
-        948_659_200,
-    ),
-];
+/// The Rust kernels' figures.
+pub fn rust() -> Vec<&'static H200> {
+    all().iter().filter(|h| h.kernel.ends_with(".rs")).collect()
+}
 
 impl H200 {
     /// The lesson id: the kernel's directory.
@@ -215,10 +61,10 @@ impl H200 {
     }
 
     pub fn find(kernel: &str) -> &'static H200 {
-        CUDA.iter()
-            .chain(RUST)
+        all()
+            .iter()
             .find(|h| h.kernel == kernel)
-            .unwrap_or_else(|| panic!("no H200 figures for {kernel}"))
+            .unwrap_or_else(|| panic!("no H200 figures for {kernel} in docs/figures.tsv"))
     }
 
     /// (field as docs/known-differences.md names it, H200 value).

@@ -94,6 +94,7 @@ pub fn copy_lesson(dir: &Path, id: &str) -> PathBuf {
 }
 
 pub mod app;
+pub mod figures;
 pub mod h200;
 
 /// A row of docs/known-differences.md's table (see scripts/device/checks/compare-kernel-figures.py).

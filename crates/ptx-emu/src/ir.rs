@@ -969,7 +969,7 @@ impl Inst {
 }
 
 /// The two kinds of asynchronous copy into shared memory: they differ in how the sector
-/// metric sees them (docs/measurements.md: measured on the H100).
+/// metric sees them (docs/archive/measurements-log.md: measured on the H100).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum CopyKind {

@@ -18,7 +18,7 @@
 //! stamped with its warp's count of such barriers, and lane u's `seen[r]` says which stamps
 //! of lane r's accesses happened before lane u's present. The other `.sync` warp calls
 //! (shuffles, votes) order no memory: the CUDA programming guide says so, and racecheck
-//! agrees (docs/measurements.md, the hazard corpus).
+//! agrees (docs/archive/measurements-log.md, the hazard corpus).
 //!
 //! Clusters. The blocks of a thread-block cluster read and write each other's shared memory
 //! (`ld.shared::cluster`). An access by a thread of another block carries that block in its

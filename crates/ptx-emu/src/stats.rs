@@ -19,7 +19,7 @@ pub struct PcStats {
     pub ideal_sectors: u64,
     /// Bulk copies (`cp.async.bulk`): the bytes they moved and the distinct 32-byte sectors
     /// of global memory they read, kept apart from `sectors` (whether the hardware metric
-    /// counts them is the caller's to say: docs/measurements.md).
+    /// counts them is the caller's to say: docs/archive/measurements-log.md).
     pub bulk_bytes: u64,
     pub bulk_sectors: u64,
 }

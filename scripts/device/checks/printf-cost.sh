@@ -7,7 +7,7 @@ set -uo pipefail
 OUT="${OUT:-/tmp/printf-cost}"
 mkdir -p "$OUT"
 nvcc -arch=sm_90 -O2 -o /tmp/printf-cost "$(dirname "$0")/printf-cost.cu" || exit 1
-# RUNS="N FIFO_MIB PRINT;..." picks the runs (default: the first session's, docs/measurements.md).
+# RUNS="N FIFO_MIB PRINT;..." picks the runs (default: the first session's, docs/archive/measurements-log.md).
 IFS=";" read -ra runs <<< "${RUNS:-4096 1 0;1024 1 1;1024 8 1;2048 8 1;4096 1 1;4096 8 1}"
 failed=0
 for args in "${runs[@]}"; do

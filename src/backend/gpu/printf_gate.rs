@@ -1,5 +1,5 @@
 //! Device `printf` on the GPU, kept to what a Run can wait for. A printf in every thread of a
-//! 4096^2 launch is 16.8 million calls; measured on the H200 (docs/measurements.md), such a
+//! 4096^2 launch is 16.8 million calls; measured on the H200 (docs/archive/measurements-log.md), such a
 //! kernel did not finish in 40 s even at 1024^2, so the verification launch timed out.
 //!
 //! The worker therefore launches kernels that call printf from a rewritten PTX, in which
