@@ -584,5 +584,7 @@ fn merge_findings(all: &mut Vec<crate::backend::Finding>, new: Vec<crate::backen
     }
 }
 
+pub mod live_count;
+
 #[cfg(test)]
 mod profiling_restricted_tests;
