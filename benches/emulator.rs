@@ -109,6 +109,22 @@ fn time_full_run(lesson: &Lesson, kernel: &str, repeats: usize) -> (f64, f64) {
     best
 }
 
+/// The live count of issue 44 (`pipeline::live_count`): compile, machine-code check, one
+/// unchecked launch at the profile size, counted. The best of `repeats`, after one warm-up (the
+/// app's first count also loads NVRTC; a learner's next keystroke does not).
+fn time_live_count(lesson: &Lesson, kernel: &str, repeats: usize) -> f64 {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(kernel);
+    let request = RunRequest::from_file(&path, Some(7), None).unwrap();
+    let count = || {
+        let started = Instant::now();
+        let live = haloscope::pipeline::live_count::live_count(lesson, &request, &CancelFlag::default());
+        assert!(live.is_ok(), "{kernel}: {live:?}");
+        started.elapsed().as_secs_f64()
+    };
+    count();
+    (0..repeats).map(|_| count()).fold(f64::MAX, f64::min)
+}
+
 fn main() {
     let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
     let course = Course::load(&root.join("lessons")).unwrap();
@@ -141,14 +157,15 @@ fn main() {
     }
     println!("emulator benchmark, {threads} host thread(s), best of {repeats}\n");
     println!(
-        "| kernel | full run (app) | of which verify n=profile | n | warp instr | launch, checks on | Mwarp-instr/s on | launch, checks off | Mwarp-instr/s off | sectors |"
+        "| kernel | full run (app) | of which verify n=profile | live count | n | warp instr | launch, checks on | Mwarp-instr/s on | launch, checks off | Mwarp-instr/s off | sectors |"
     );
-    println!("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
+    println!("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
     for (id, kernel) in &cases {
         let lesson = course.get(id).unwrap();
         let prog = program(lesson, kernel);
         let n = lesson.profile_size;
         let (wall, big) = time_full_run(lesson, kernel, repeats);
+        let live = time_live_count(lesson, kernel, repeats);
         let on = time_launch(&prog, lesson, n, &simt, repeats);
         let off = time_launch(&prog, lesson, n, &unchecked, repeats);
         assert_eq!(
@@ -157,7 +174,7 @@ fn main() {
             "{kernel}: the checks must not change what is counted"
         );
         println!(
-            "| {kernel} | {wall:.3} s | {big:.3} s | {n} | {} | {:.3} s | {:.1} | {:.3} s | {:.1} | {} |",
+            "| {kernel} | {wall:.3} s | {big:.3} s | {live:.3} s | {n} | {} | {:.3} s | {:.1} | {:.3} s | {:.1} | {} |",
             on.warp_insts,
             on.secs,
             on.warp_insts as f64 / on.secs / 1e6,

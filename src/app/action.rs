@@ -72,6 +72,7 @@ pub enum PrefChange {
     /// A results tab's id (`tabs::TABS`).
     ResultTab(&'static str),
     WrapCode(bool),
+    LiveFigures(bool),
     /// How many of a lesson's hints are revealed.
     HintsShown {
         lesson: String,
@@ -88,6 +89,7 @@ impl PrefChange {
             PrefChange::LessonTab(tab) => prefs.lesson_tab = tab,
             PrefChange::ResultTab(tab) => prefs.result_tab = tab.to_string(),
             PrefChange::WrapCode(wrap) => prefs.wrap_code = wrap,
+            PrefChange::LiveFigures(live) => prefs.live_figures = live,
             PrefChange::HintsShown { lesson, count } => {
                 prefs.hints_shown.insert(lesson, count);
             }

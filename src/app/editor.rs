@@ -8,7 +8,8 @@ use super::highlight::Highlighter;
 use super::view::{EditorView, View, ViewContext};
 use crate::compile::{CompileFailure, Diagnostic, Severity};
 use crate::lesson::Lesson;
-use crate::report::RunReport;
+use crate::pipeline::live_count::{LiveFailure, LiveFigures};
+use crate::report::{GateResult, LineSectors, RunReport};
 use egui::text::{CCursor, CCursorRange};
 use egui::{Color32, FontId, Id, RichText, Ui};
 use std::collections::BTreeMap;
@@ -34,6 +35,8 @@ pub struct EditorState {
     pub highlighter: Highlighter,
     pub markers: Vec<Marker>,
     pub line_figures: BTreeMap<u32, LineFigures>,
+    /// Where `line_figures` came from: a Run, a live count, or older text.
+    pub figures: FiguresState,
     /// The find bar and the "show the solution?" question.
     pub bar: EditorBar,
     /// The text before "reset" or "show solution", to restore it.
@@ -56,6 +59,7 @@ impl EditorState {
             highlighter: Highlighter::new(dark),
             markers: Vec::new(),
             line_figures: BTreeMap::new(),
+            figures: FiguresState::Run,
             bar: EditorBar::default(),
             before_replace: None,
             cursor_line: 1,
@@ -146,24 +150,57 @@ impl EditorState {
         self.pending_cursor = Some((line.max(1) as usize, column.unwrap_or(1).max(1) as usize));
     }
 
+    /// A compiler diagnostic of the learner's file as a marker on its line.
+    fn push_diagnostic(&mut self, d: &Diagnostic) {
+        if d.file == self.source_name || d.file.ends_with(&format!("/{}", self.source_name)) {
+            self.markers.push(Marker {
+                line: d.line,
+                column: d.column,
+                error: d.severity == Severity::Error,
+                message: format!("{:?}: {}", d.severity, d.message).to_lowercase(),
+            });
+        }
+    }
+
+    /// A live count's outcome (app/live.rs): its per-line sectors, marked live; or, when the
+    /// text does not compile or launch, the last figures kept and greyed, the error on its line.
+    pub fn set_live(&mut self, outcome: Result<LiveFigures, LiveFailure>) {
+        match outcome {
+            Ok(live) => {
+                // Markers a failed live count left are for text that is gone.
+                if matches!(self.figures, FiguresState::Broken(_)) {
+                    self.markers.clear();
+                }
+                self.line_figures = figures_of(&live.profile.per_line);
+                self.figures = FiguresState::Live(live.gate);
+            }
+            Err(LiveFailure::Compile(failure)) => {
+                self.markers.clear();
+                if let CompileFailure::Errors { diagnostics, .. } | CompileFailure::Contract { diagnostics, .. } =
+                    &failure
+                {
+                    diagnostics.iter().for_each(|d| self.push_diagnostic(d));
+                }
+                let why = match &failure {
+                    CompileFailure::Errors { .. } => "the text does not compile (Diagnostics below)".to_string(),
+                    other => other.headline().lines().next().unwrap_or_default().to_string(),
+                };
+                self.figures = FiguresState::Broken(why);
+            }
+            Err(LiveFailure::Launch(why)) => self.figures = FiguresState::Broken(why),
+            Err(LiveFailure::Cancelled) => {}
+        }
+    }
+
     /// Markers and per-line sectors from a finished run.
     pub fn set_report(&mut self, report: &RunReport) {
         self.markers.clear();
-        let mut push = |d: &Diagnostic| {
-            if d.file == self.source_name || d.file.ends_with(&format!("/{}", self.source_name)) {
-                self.markers.push(Marker {
-                    line: d.line,
-                    column: d.column,
-                    error: d.severity == Severity::Error,
-                    message: format!("{:?}: {}", d.severity, d.message).to_lowercase(),
-                });
-            }
-        };
+        self.figures = FiguresState::Run;
         if let Some(CompileFailure::Errors { diagnostics, .. }) = &report.compile_failure {
-            diagnostics.iter().for_each(&mut push);
+            diagnostics.iter().for_each(|d| self.push_diagnostic(d));
         }
         if let Some(compile) = &report.compile {
-            compile.warnings.iter().for_each(&mut push);
+            compile.warnings.iter().for_each(|d| self.push_diagnostic(d));
         }
         for f in &report.findings {
             if let Some(line) = f.at.line {
@@ -238,21 +275,43 @@ impl EditorState {
         }
         self.line_figures = report
             .profile
-            .iter()
-            .flat_map(|p| p.per_line.iter())
-            .filter(|l| l.sectors > 0)
-            .map(|l| {
-                (
-                    l.line,
-                    LineFigures {
-                        sectors: l.sectors,
-                        ideal: l.ideal_sectors,
-                        lanes: l.average_active_lanes(),
-                    },
-                )
-            })
-            .collect();
+            .as_ref()
+            .map(|p| figures_of(&p.per_line))
+            .unwrap_or_default();
     }
+}
+
+/// Where the gutter's per-line sectors came from.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub enum FiguresState {
+    /// The last Run's (every size verified).
+    #[default]
+    Run,
+    /// A live count of the text as it is: the gate it gives, not yet verified by a Run.
+    Live(GateResult),
+    /// The text changed since; a live count is on its way (or off).
+    Outdated,
+    /// The text as it is does not compile or launch (why): the figures are the last good
+    /// text's, greyed.
+    Broken(String),
+}
+
+/// The gutter's figures of a profile's lines that issued sectors.
+fn figures_of(per_line: &[LineSectors]) -> BTreeMap<u32, LineFigures> {
+    per_line
+        .iter()
+        .filter(|l| l.sectors > 0)
+        .map(|l| {
+            (
+                l.line,
+                LineFigures {
+                    sectors: l.sectors,
+                    ideal: l.ideal_sectors,
+                    lanes: l.average_active_lanes(),
+                },
+            )
+        })
+        .collect()
 }
 
 impl View for EditorState {
@@ -360,6 +419,7 @@ fn code_area(editor: &mut EditorState, cx: &ViewContext, ui: &mut Ui) {
         highlighter,
         markers,
         line_figures,
+        figures,
         cursor_line,
         ..
     } = editor;
@@ -382,7 +442,13 @@ fn code_area(editor: &mut EditorState, cx: &ViewContext, ui: &mut Ui) {
         None => area,
     };
     area.show(ui, |ui| {
-        let label = ui.label(RichText::new("Kernel source").small().weak());
+        let label = ui
+            .horizontal_wrapped(|ui| {
+                let label = ui.label(RichText::new("Kernel source").small().weak());
+                figures_note(ui, figures, line_figures.is_empty());
+                label
+            })
+            .inner;
         let output = egui::TextEdit::multiline(text)
             .id(id)
             .code_editor()
@@ -405,9 +471,26 @@ fn code_area(editor: &mut EditorState, cx: &ViewContext, ui: &mut Ui) {
             ui,
             markers,
             line_figures,
+            figures,
             &output.galley,
             output.galley_pos,
             response.rect,
         );
     });
+}
+
+/// Beside "Kernel source": what the gutter's figures are, when they are not a Run's.
+fn figures_note(ui: &mut Ui, figures: &FiguresState, none: bool) {
+    let text = match figures {
+        FiguresState::Run => return,
+        FiguresState::Live(gate) => format!("live: {} (Run verifies every size)", gate.sentence()),
+        FiguresState::Outdated if none => return,
+        FiguresState::Outdated => "figures of the text before your edit: counting…".to_string(),
+        FiguresState::Broken(why) => format!("figures of the last text that compiled (greyed): {why}"),
+    };
+    let colour = match figures {
+        FiguresState::Live(_) => super::gutter::LIVE_COLOUR,
+        _ => ui.visuals().weak_text_color(),
+    };
+    ui.label(RichText::new(text).small().color(colour));
 }

@@ -104,6 +104,14 @@ fn toolbar(
         {
             cx.actions.push(Action::SetPref(PrefChange::WrapCode(wrap)));
         }
+        let mut live = cx.prefs.live_figures;
+        if ui
+            .checkbox(&mut live, "Live figures")
+            .on_hover_text("Count the sectors per line while you type (a Run still verifies every size)")
+            .changed()
+        {
+            cx.actions.push(Action::SetPref(PrefChange::LiveFigures(live)));
+        }
         ui.separator();
         ui.label(format!("{file_name} · line {cursor_line}"));
     });

@@ -25,11 +25,16 @@ pub struct LineFigures {
     pub lanes: f64,
 }
 
-/// Line numbers, markers and sectors per line, painted in the editor's left margin.
+/// The bars of a live count's figures (not yet verified by a Run).
+pub(super) const LIVE_COLOUR: Color32 = Color32::from_rgb(0x50, 0xA0, 0xE0);
+
+/// Line numbers, markers and sectors per line, painted in the editor's left margin: a Run's
+/// figures in orange, a live count's in blue, figures of older text greyed.
 pub(super) fn paint_gutter(
     ui: &Ui,
     markers: &[Marker],
     line_figures: &BTreeMap<u32, LineFigures>,
+    state: &super::editor::FiguresState,
     galley: &egui::Galley,
     origin: Pos2,
     rect: Rect,
@@ -52,13 +57,23 @@ pub(super) fn paint_gutter(
                 let bar = 40.0 * figures.sectors as f32 / max_sectors as f32;
                 let bar_rect =
                     Rect::from_min_size(Pos2::new(gutter.min.x + 2.0, y + 2.0), Vec2::new(bar.max(1.0), h - 4.0));
-                painter.rect_filled(bar_rect, 1.0, Color32::from_rgba_unmultiplied(0xFF, 0x80, 0x30, 110));
+                let bar_colour = match state {
+                    super::editor::FiguresState::Run => Color32::from_rgba_unmultiplied(0xFF, 0x80, 0x30, 110),
+                    super::editor::FiguresState::Live(_) => LIVE_COLOUR.gamma_multiply(0.45),
+                    _ => Color32::from_rgba_unmultiplied(0x90, 0x90, 0x90, 60),
+                };
+                painter.rect_filled(bar_rect, 1.0, bar_colour);
                 painter.text(
                     Pos2::new(gutter.min.x + 44.0, y + h / 2.0),
                     egui::Align2::RIGHT_CENTER,
                     compact(figures.sectors),
                     font.clone(),
-                    visuals.text_color(),
+                    match state {
+                        super::editor::FiguresState::Outdated | super::editor::FiguresState::Broken(_) => {
+                            visuals.weak_text_color()
+                        }
+                        _ => visuals.text_color(),
+                    },
                 );
             }
             painter.text(

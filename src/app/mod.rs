@@ -7,7 +7,7 @@ mod chart;
 pub mod compare_view;
 pub mod diagram;
 mod diagram_lists;
-mod editor;
+pub mod editor;
 mod editor_bar;
 mod files;
 pub mod grading;
@@ -18,6 +18,7 @@ pub mod highlight;
 mod instrument;
 pub mod jobs;
 mod lesson_panel;
+pub mod live;
 mod machine_code_view;
 pub mod replay_view;
 mod results;
@@ -130,6 +131,8 @@ pub struct App {
     pub editor: editor::EditorState,
     /// The results panel with its views (result, diagram, replay, heat map, compare, PTX &
     /// SASS, chart).
+    /// The figures while the learner types (live.rs).
+    pub live: live::LiveCount,
     pub views: views::Views,
     /// Every piece of background work: runs and the views' jobs.
     pub jobs: jobs::Jobs,
@@ -192,6 +195,7 @@ impl App {
             lesson_panel: lesson_panel::LessonPanel::new(dark),
             editor: editor::EditorState::new(dark),
             views: views::Views::default(),
+            live: Default::default(),
             jobs: Default::default(),
             grading: None,
             backends: SharedBackends::default(),
@@ -368,6 +372,9 @@ impl App {
             self.actions.push(action::Action::go_to(line));
         }
         self.poll_run();
+        let lesson = self.saved.open_lesson(&self.course).cloned();
+        let live = self.saved.prefs.live_figures && !self.is_running();
+        self.live.tick(&mut self.editor, lesson.as_ref(), &self.jobs, live, ctx);
         self.views.poll();
         if let Some(grading) = &mut self.grading {
             grading.poll();

@@ -40,6 +40,7 @@ impl App {
         }
         let Some(lesson) = self.lesson().cloned() else { return };
         self.autosave();
+        self.live.run_started(&lesson.id, &self.editor.text);
         let name = self.editor.file_name();
         self.runs.job = Some(start_run(
             &self.jobs,

@@ -41,6 +41,9 @@ pub struct Prefs {
     /// Soft-wrap long kernel lines (else they scroll sideways).
     #[serde(default = "yes")]
     pub wrap_code: bool,
+    /// Count the sectors while the learner types (app/live.rs).
+    #[serde(default = "yes")]
+    pub live_figures: bool,
 }
 
 impl Default for Prefs {
@@ -55,6 +58,7 @@ impl Default for Prefs {
             hints_shown: BTreeMap::new(),
             language: cuda(),
             wrap_code: true,
+            live_figures: true,
         }
     }
 }

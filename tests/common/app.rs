@@ -16,6 +16,9 @@ pub fn harness(data: &std::path::Path, lesson: &str) -> Harness<'static, App> {
     let mut h = Harness::builder().with_size([1500.0, 920.0]).build_eframe(move |_cc| {
         let mut app = App::new(options);
         app.saved.prefs.backend = BackendChoice::Emu;
+        // No count while typing unless a test asks for it (tests/gui_live.rs): the other
+        // tests step frames until the app is idle, and a count in the background keeps it busy.
+        app.saved.prefs.live_figures = false;
         app
     });
     h.run();
