@@ -5,7 +5,7 @@
 
 mod common;
 
-use common::app::{harness, wait_for_run, wait_while};
+use common::app::{harness, snapshot, wait_for_run, wait_while};
 use egui_kittest::Harness;
 use egui_kittest::kittest::Queryable;
 use haloscope::app::App;
@@ -78,9 +78,7 @@ fn figures_follow_the_text_while_typing() {
     wait_for_live(&mut h);
     assert_eq!(shown(&h), run_figures("kernels/stencil-2d/solution.cu"));
     h.get_by_label_contains("live: 576,614,000 sectors, gate: under 740,000,000 — passed");
-    if let Err(e) = h.try_snapshot("live_figures") {
-        panic!("{e}");
-    }
+    snapshot(&mut h, "live_figures");
 
     // A compile error: the solution's figures stay, greyed, and the error is on its line.
     let broken = solution.replacen(
@@ -109,9 +107,7 @@ fn figures_follow_the_text_while_typing() {
         "the error near line {line}: {markers:?}"
     );
     h.get_by_label_contains("figures of the last text that compiled (greyed)");
-    if let Err(e) = h.try_snapshot("live_figures_compile_error") {
-        panic!("{e}");
-    }
+    snapshot(&mut h, "live_figures_compile_error");
 
     // Mended and Run: the verified figures.
     h.state_mut().editor.text = solution;

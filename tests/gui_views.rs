@@ -4,7 +4,7 @@
 
 mod common;
 
-use common::app::{click_at, harness, wait_for_run, wait_while};
+use common::app::{click_at, harness, press_at, snapshot, wait_for_run, wait_while};
 use egui_kittest::Harness;
 use egui_kittest::kittest::Queryable;
 use haloscope::app::App;
@@ -21,12 +21,6 @@ fn run_file(h: &mut Harness<'static, App>, kernel: &str) {
     // The seed and timings differ per run; hide the lines that show them.
     h.state_mut().status.clear();
     h.run();
-}
-
-fn snapshot(h: &mut Harness<'static, App>, name: &str) {
-    if let Err(e) = h.try_snapshot(name) {
-        panic!("{e}");
-    }
 }
 
 #[test]
@@ -469,15 +463,7 @@ fn every_tab_in_the_list_is_shown_in_its_order_and_opens() {
         // Pressed and released at the label, then a few frames (a tab with a count in
         // flight repaints until it ends, so no `run` to a still frame here).
         let at = tab_rect(&h, tab.title).center();
-        h.event(egui::Event::PointerMoved(at));
-        for pressed in [true, false] {
-            h.event(egui::Event::PointerButton {
-                pos: at,
-                button: egui::PointerButton::Primary,
-                pressed,
-                modifiers: Default::default(),
-            });
-        }
+        press_at(&mut h, at);
         for _ in 0..3 {
             h.step();
         }

@@ -225,18 +225,10 @@ mod verdict_tests {
 
     #[test]
     fn a_grade_verdict_is_written_and_read_as_the_same_word() {
-        let all = [
-            Verdict::Pass,
-            Verdict::GateFail,
-            Verdict::WrongResults,
-            Verdict::CompileError,
-            Verdict::ContractError,
-            Verdict::KernelFault,
-            Verdict::InfraError,
-        ]
-        .map(GradeVerdict::Run)
-        .into_iter()
-        .chain([NoReport::Timeout, NoReport::Crashed, NoReport::Missing].map(GradeVerdict::NoReport));
+        let all = Verdict::ALL
+            .map(GradeVerdict::Run)
+            .into_iter()
+            .chain([NoReport::Timeout, NoReport::Crashed, NoReport::Missing].map(GradeVerdict::NoReport));
         for verdict in all {
             let json = serde_json::to_string(&verdict).unwrap();
             assert_eq!(json, format!("\"{}\"", verdict.as_str()), "the run's own word");

@@ -38,6 +38,13 @@ pub fn wait_while(h: &mut Harness<'static, App>, busy: impl Fn(&App) -> bool) {
 
 /// A primary click at `pos` (moved there, pressed, released), then the frames it causes.
 pub fn click_at(h: &mut Harness<'static, App>, pos: egui::Pos2) {
+    press_at(h, pos);
+    h.run();
+}
+
+/// The events of a primary click at `pos`, for the next frame (no frame is run: the caller
+/// steps, where background work keeps the app from resting).
+pub fn press_at(h: &mut Harness<'static, App>, pos: egui::Pos2) {
     h.event(egui::Event::PointerMoved(pos));
     for pressed in [true, false] {
         h.event(egui::Event::PointerButton {
@@ -47,10 +54,16 @@ pub fn click_at(h: &mut Harness<'static, App>, pos: egui::Pos2) {
             modifiers: Default::default(),
         });
     }
-    h.run();
 }
 
 /// Steps the UI until the background run has finished.
 pub fn wait_for_run(h: &mut Harness<'static, App>) {
     wait_while(h, |app| app.is_running());
+}
+
+/// A snapshot of the window (tests/snapshots/NAME.png), failing the test on a difference.
+pub fn snapshot(h: &mut Harness<'static, App>, name: &str) {
+    if let Err(e) = h.try_snapshot(name) {
+        panic!("{e}");
+    }
 }
