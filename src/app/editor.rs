@@ -3,13 +3,14 @@
 
 use super::action::Action;
 use super::editor_bar::EditorBar;
+pub use super::gutter::FiguresState;
 use super::gutter::{GUTTER_WIDTH, LineFigures, Marker};
 use super::highlight::Highlighter;
 use super::view::{EditorView, View, ViewContext};
 use crate::compile::{CompileFailure, Diagnostic, Severity};
 use crate::lesson::Lesson;
 use crate::pipeline::live_count::{LiveFailure, LiveFigures};
-use crate::report::{GateResult, LineSectors, RunReport};
+use crate::report::{LineSectors, RunReport};
 use egui::text::{CCursor, CCursorRange};
 use egui::{Color32, FontId, Id, RichText, Ui};
 use std::collections::BTreeMap;
@@ -279,21 +280,6 @@ impl EditorState {
             .map(|p| figures_of(&p.per_line))
             .unwrap_or_default();
     }
-}
-
-/// Where the gutter's per-line sectors came from.
-#[derive(Debug, Clone, PartialEq, Default)]
-pub enum FiguresState {
-    /// The last Run's (every size verified).
-    #[default]
-    Run,
-    /// A live count of the text as it is: the gate it gives, not yet verified by a Run.
-    Live(GateResult),
-    /// The text changed since; a live count is on its way (or off).
-    Outdated,
-    /// The text as it is does not compile or launch (why): the figures are the last good
-    /// text's, greyed.
-    Broken(String),
 }
 
 /// The gutter's figures of a profile's lines that issued sectors.

@@ -1,6 +1,7 @@
 //! The editor's left margin: line numbers, diagnostic and machine-code markers, and the
 //! sectors each line issued in the last run.
 
+use crate::report::GateResult;
 use crate::report::compact;
 use crate::report::thousands;
 use egui::{Color32, FontId, Id, Pos2, Rect, Stroke, Ui, Vec2};
@@ -25,6 +26,21 @@ pub struct LineFigures {
     pub lanes: f64,
 }
 
+/// Where the gutter's per-line sectors came from.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub enum FiguresState {
+    /// The last Run's (every size verified).
+    #[default]
+    Run,
+    /// A live count of the text as it is: the gate it gives, not yet verified by a Run.
+    Live(GateResult),
+    /// The text changed since; a live count is on its way (or off).
+    Outdated,
+    /// The text as it is does not compile or launch (why): the figures are the last good
+    /// text's, greyed.
+    Broken(String),
+}
+
 /// The bars of a live count's figures (not yet verified by a Run).
 pub(super) const LIVE_COLOUR: Color32 = Color32::from_rgb(0x50, 0xA0, 0xE0);
 
@@ -34,7 +50,7 @@ pub(super) fn paint_gutter(
     ui: &Ui,
     markers: &[Marker],
     line_figures: &BTreeMap<u32, LineFigures>,
-    state: &super::editor::FiguresState,
+    state: &FiguresState,
     galley: &egui::Galley,
     origin: Pos2,
     rect: Rect,
@@ -58,8 +74,8 @@ pub(super) fn paint_gutter(
                 let bar_rect =
                     Rect::from_min_size(Pos2::new(gutter.min.x + 2.0, y + 2.0), Vec2::new(bar.max(1.0), h - 4.0));
                 let bar_colour = match state {
-                    super::editor::FiguresState::Run => Color32::from_rgba_unmultiplied(0xFF, 0x80, 0x30, 110),
-                    super::editor::FiguresState::Live(_) => LIVE_COLOUR.gamma_multiply(0.45),
+                    FiguresState::Run => Color32::from_rgba_unmultiplied(0xFF, 0x80, 0x30, 110),
+                    FiguresState::Live(_) => LIVE_COLOUR.gamma_multiply(0.45),
                     _ => Color32::from_rgba_unmultiplied(0x90, 0x90, 0x90, 60),
                 };
                 painter.rect_filled(bar_rect, 1.0, bar_colour);
@@ -69,9 +85,7 @@ pub(super) fn paint_gutter(
                     compact(figures.sectors),
                     font.clone(),
                     match state {
-                        super::editor::FiguresState::Outdated | super::editor::FiguresState::Broken(_) => {
-                            visuals.weak_text_color()
-                        }
+                        FiguresState::Outdated | FiguresState::Broken(_) => visuals.weak_text_color(),
                         _ => visuals.text_color(),
                     },
                 );

@@ -5,7 +5,8 @@
 //! keystroke drops the count in flight (dropping its job cancels it); a compile error keeps
 //! the last figures, greyed, with the error on its line.
 
-use super::editor::{EditorState, FiguresState};
+use super::editor::EditorState;
+use super::gutter::FiguresState;
 use super::jobs::{Job, Jobs};
 use crate::lesson::Lesson;
 use crate::pipeline::RunRequest;
