@@ -21,6 +21,7 @@ fn traced(lesson_id: &str, kernel: &str, n: u32, thread: [u32; 3]) -> (OutputRea
     let mut emu = EmulatorBackend::new(EmulatorOptions {
         threads: 0,
         watch: Some(watched_block(&lesson)),
+        ..EmulatorOptions::default()
     });
     let run = emu
         .verify_size(&lesson, &compiled, n, 1, &mut |_| {}, &CancelFlag::default())

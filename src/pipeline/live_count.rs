@@ -4,12 +4,9 @@
 //! run and nothing is verified, so it is a preview of the sectors, never a verdict: the app
 //! marks it live until a Run verifies every size.
 
-use crate::backend::CancelFlag;
-use crate::backend::emu::{
-    RunOptions, kernel_fault, load_program, run_lesson_kernel, sector_profile, unsupported_message,
-};
-use crate::compile::{CompileFailure, MachineCode, RunRequest, Target, compile_kernel, machine_code};
-use crate::harness::{poisoned_output, random_inputs};
+use crate::backend::emu::{EmulatorBackend, EmulatorOptions};
+use crate::backend::{Backend, CancelFlag};
+use crate::compile::{CompileFailure, RunRequest, Target, compile_kernel, machine_code};
 use crate::lesson::Lesson;
 use crate::report::{GateResult, SectorProfile};
 
@@ -52,32 +49,22 @@ pub fn live_count(lesson: &Lesson, request: &RunRequest, cancel: &CancelFlag) ->
         (Target::Cubin { sm }, Some(cubin)) => machine_code::check(&kernel.ptx, cubin, sm).ok(),
         _ => None,
     };
-    let prog = load_program(&kernel.ptx, &lesson.entry)
-        .map_err(|e| LiveFailure::Launch(unsupported_message(&kernel.ptx, &e)))?;
-    let contract = &lesson.contract;
-    let n = contract.profile_size;
-    let count = contract.stencil.elements(n);
-    // The seed does not change the sectors (addresses do not depend on the values).
-    let input = random_inputs(count, request.seed.unwrap_or(1));
-    let mut output = poisoned_output(count);
-    let options = RunOptions {
-        check_hazards: false,
-        ..RunOptions::default()
-    };
-    let (stats, _) = run_lesson_kernel(&prog, contract, n, &input, &mut output, &options, cancel).map_err(|f| {
-        if cancel.is_cancelled() {
-            LiveFailure::Cancelled
-        } else {
-            LiveFailure::Launch(kernel_fault(&prog, f).message())
-        }
-    })?;
-    let profile = sector_profile(
-        &prog,
-        &stats,
-        n,
-        contract.profile_launches,
-        machine.as_ref().unwrap_or(&MachineCode::default()),
-    );
+    // The emulator backend's own profile step (one launch at the profile size, counted), with
+    // the checks off. The seed does not change the sectors (addresses do not depend on values).
+    let mut emulator = EmulatorBackend::new(EmulatorOptions {
+        unchecked: true,
+        ..EmulatorOptions::default()
+    });
+    let seed = request.seed.unwrap_or(1);
+    let profile = emulator
+        .profile(&lesson.contract, &kernel, machine.as_ref(), seed, cancel)
+        .map_err(|fault| {
+            if cancel.is_cancelled() {
+                LiveFailure::Cancelled
+            } else {
+                LiveFailure::Launch(fault.message())
+            }
+        })?;
     let gate = GateResult {
         metric: lesson.gate.metric.clone(),
         below: lesson.gate.below,

@@ -23,6 +23,8 @@ pub struct EmulatorOptions {
     pub threads: usize,
     /// Trace the memory accesses of this block's threads in every launch.
     pub watch: Option<[u32; 3]>,
+    /// Launch with the hazard checks off: a count only (the live figures), never a verdict.
+    pub unchecked: bool,
 }
 
 pub struct EmulatorBackend {
@@ -56,6 +58,7 @@ impl EmulatorBackend {
     fn run_options(&self) -> RunOptions {
         let mut o = RunOptions {
             watch: self.options.watch,
+            check_hazards: !self.options.unchecked,
             ..RunOptions::default()
         };
         if self.options.threads > 0 {

@@ -10,7 +10,7 @@ mod ahead;
 mod backend;
 
 pub use crate::harness::parallel::host_threads;
-pub use backend::{EmulatorBackend, EmulatorOptions, kernel_fault, kernel_output, sector_profile, unsupported_message};
+pub use backend::{EmulatorBackend, EmulatorOptions, kernel_fault, kernel_output, sector_profile};
 pub use ptx_emu::BufferId;
 pub use ptx_emu::{
     Collect, EmuFault, EmuFaultKind, GlobalMemory, LaunchConfig, LaunchStats, Observer, PcStats, Program, TraceSpace,
