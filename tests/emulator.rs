@@ -301,14 +301,23 @@ fn an_emulator_failure_ends_the_run_with_its_line_instead_of_a_crash() {
     );
 }
 
-/// The kernels docs/figures.tsv carries with the emulator's own figures (card `emulator`: not
-/// yet measured on a GPU) still give them, so the row cannot go stale before a card's replaces it.
 #[test]
-fn kernels_not_yet_measured_on_a_card_give_their_recorded_emulator_figures() {
-    let rows: Vec<&common::figures::Figure> = common::figures::figures()
+fn kernels_measured_only_on_the_h100_give_its_figures() {
+    // The H200 set (common::h200) covers the founding kernels; the variants and cluster kernels
+    // measured later on an H100 (the same sector metric, BRIEF.md) are checked here, exactly,
+    // and so is any kernel whose rows are still the emulator's own (card `emulator`).
+    let all = common::figures::figures();
+    let on_h200 = |kernel: &str| all.iter().any(|f| f.kernel == kernel && f.card == "H200");
+    let rows: Vec<&common::figures::Figure> = all
         .iter()
-        .filter(|f| f.card == "emulator")
+        // `emulator`: a kernel not yet measured on a card carries the emulator's own figures.
+        .filter(|f| {
+            f.card == "emulator" || (f.card == "H100" && f.kernel.starts_with("kernels/") && !on_h200(&f.kernel))
+        })
+        .filter(|f| ["verdict", "sectors", "loads", "stores", "ideal"].contains(&f.field.as_str()))
         .collect();
+    assert!(rows.len() >= 20, "the H100-only kernels' rows in docs/figures.tsv");
+    let known = common::known_differences();
     let mut kernels: Vec<&str> = rows.iter().map(|f| f.kernel.as_str()).collect();
     kernels.sort();
     kernels.dedup();
@@ -316,18 +325,27 @@ fn kernels_not_yet_measured_on_a_card_give_their_recorded_emulator_figures() {
     for kernel in kernels {
         let lesson = kernel.split('/').nth(1).unwrap();
         let report = common::run_on_emulator(lesson, kernel, 7);
-        let p = report.profile.as_ref().expect("a profile");
-        for f in rows.iter().filter(|f| f.kernel == kernel) {
+        let p = report.profile.clone().unwrap_or_default();
+        // A kernel the emulator stops with a fault (a known difference) has only its verdict.
+        let fields = rows
+            .iter()
+            .filter(|f| f.kernel == kernel && (report.profile.is_some() || f.field == "verdict"));
+        for f in fields {
             let seen = match f.field.as_str() {
                 "verdict" => report.verdict.as_str().to_string(),
                 "sectors" => p.sectors.to_string(),
                 "loads" => p.load_sectors.to_string(),
                 "stores" => p.store_sectors.to_string(),
                 "ideal" => p.ideal_sectors.to_string(),
-                other => panic!("{kernel}: no emulator figure `{other}`"),
+                other => unreachable!("{other}"),
             };
-            if seen != f.value {
-                wrong.push(format!("{kernel} {}: emulator {seen}, recorded {}", f.field, f.value));
+            // docs/known-differences.md says where the emulator's verdict is not the GPU's.
+            let expected = known
+                .iter()
+                .find(|d| d.kernel == kernel && d.field == f.field)
+                .map_or(f.value.as_str(), |d| d.emu.as_str());
+            if seen != expected {
+                wrong.push(format!("{kernel} {}: emulator {seen}, H100 {}", f.field, f.value));
             }
         }
     }
