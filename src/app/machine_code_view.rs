@@ -58,6 +58,7 @@ impl MachineCodeView {
         run: u64,
         source: &str,
         executed: Option<Arc<Vec<u8>>>,
+        figures: Vec<InstructionSectors>,
     ) {
         if self.run == Some(run) {
             return;
@@ -69,7 +70,10 @@ impl MachineCodeView {
         self.pending = Some(jobs.start("machine-code view", move |_: &JobContext<()>| {
             let target = Target::Cubin { sm: REFERENCE_SM };
             compile_kernel(&source, "kernel.cu", &lesson, target, None)
-                .map(|k| Listing::new(&k.ptx, executed.as_deref().map(Vec::as_slice).or(k.cubin.as_deref())))
+                .map(|k| {
+                    Listing::new(&k.ptx, executed.as_deref().map(Vec::as_slice).or(k.cubin.as_deref()))
+                        .place_unfiled(&figures)
+                })
                 .map_err(|f| f.headline())
         }));
     }
@@ -84,7 +88,8 @@ fn show(view: &mut MachineCodeView, cx: &ViewContext, ui: &mut Ui) {
     let (run, source) = (outcome.id, outcome.source.as_str());
     let no_profile = SectorProfile::default();
     let profile = outcome.report.profile.as_ref().unwrap_or(&no_profile);
-    view.sync(cx.jobs, lesson, run, source, profile.executed_cubin.clone());
+    let figures = profile.per_instruction.clone();
+    view.sync(cx.jobs, lesson, run, source, profile.executed_cubin.clone(), figures);
     let listing = match &view.listing {
         Some(Ok(listing)) => listing.clone(),
         Some(Err(why)) => {

@@ -73,7 +73,7 @@ pub fn listing(course_dir: &Path, lesson_id: &str, kernel: &Path, args: &Listing
         eprintln!("SASS: the code the GPU ran (the kernel's PTX with its printf calls gated, compiled by the driver)");
     }
     let cubin = executed.as_deref().map(Vec::as_slice).or(compiled.cubin.as_deref());
-    let listing = Listing::new(&compiled.ptx, cubin);
+    let listing = Listing::new(&compiled.ptx, cubin).place_unfiled(&figures);
     let source: Vec<&str> = request.source.lines().collect();
     let (show_ptx, show_sass) = match (args.ptx, args.sass) {
         (false, false) => (true, true),

@@ -80,6 +80,20 @@ impl Listing {
         listing
     }
 
+    /// Files each SASS memory instruction the line table left without a line (0) under the
+    /// line the GPU's profiler gave its sectors (`figures`, CUPTI's SASS-to-source
+    /// correlation). The code the driver compiles from a printf kernel's gated PTX is listed
+    /// with no line in `nvdisasm -g` (seen on the H100, 2026-12-07: every instruction of
+    /// printf_debug.cu under "no source line") while CUPTI placed its sectors on the lines.
+    pub fn place_unfiled(mut self, figures: &[InstructionSectors]) -> Listing {
+        for item in self.sass.iter_mut().filter(|i| i.line == 0) {
+            if let Some(f) = figures.iter().find(|f| f.at == item.at && f.line != 0) {
+                item.line = f.line;
+            }
+        }
+        self
+    }
+
     /// The instructions of source lines `lines` (inclusive), PTX then SASS.
     pub fn of_lines<'a>(&'a self, lines: std::ops::RangeInclusive<u32>) -> (Vec<&'a Listed>, Vec<&'a Listed>) {
         let pick = |v: &'a [Listed]| -> Vec<&'a Listed> { v.iter().filter(|i| lines.contains(&i.line)).collect() };
@@ -148,5 +162,37 @@ mod tests {
         assert_eq!((listed[0].line, listed[0].global), (0, true));
         assert_eq!((listed[1].line, listed[1].global, listed[1].ptx_line), (7, true, 14));
         assert_eq!((listed[2].line, listed[2].global), (7, false));
+    }
+
+    #[test]
+    fn sass_without_a_line_is_filed_where_the_profiler_counted_it() {
+        let sass = |offset: u32, line: u32, text: &str| Listed {
+            at: InstructionAt::SassOffset(offset),
+            line,
+            ptx_line: 0,
+            text: text.into(),
+            global: text.contains("LDG"),
+        };
+        let listing = Listing {
+            ptx: Vec::new(),
+            sass: vec![
+                sass(0x10, 0, "LDG.E R2, desc[UR4][R2.64]"),
+                sass(0x20, 0, "IADD3 R1, R2, R3, RZ"),
+                sass(0x30, 9, "LDG.E R4, desc[UR4][R4.64]"),
+            ],
+            sass_unavailable: None,
+        };
+        let figure = |offset: u32, line: u32| InstructionSectors {
+            at: InstructionAt::SassOffset(offset),
+            line,
+            store: false,
+            sectors: 4,
+            instructions: 1,
+        };
+        let placed = listing.place_unfiled(&[figure(0x10, 12), figure(0x30, 14)]);
+        let lines: Vec<u32> = placed.sass.iter().map(|i| i.line).collect();
+        // The unfiled load goes to the profiler's line; a line the table gave is kept.
+        assert_eq!(lines, [12, 0, 9]);
+        assert_eq!(placed.of_lines(12..=12).1.len(), 1);
     }
 }

@@ -123,6 +123,8 @@ pub const SAMPLES: &[(&str, &str)] = &[
     ("special", "mov.u32 %r1, %laneid;"),
     ("special", "mov.u32 %r1, %lanemask_lt;"),
     ("special", "mov.u64 %rd1, %clock64;"),
+    ("special", "mov.u64 %rd1, %globaltimer;"),
+    ("special", "mov.u32 %r1, %globaltimer_lo;"),
     ("special", "mov.u32 %r1, %dynamic_smem_size;"),
     ("special", "mov.u32 %r1, %cluster_ctarank;"),
     ("special", "mov.u32 %r1, %cluster_ctaid.x;"),

@@ -18,6 +18,12 @@ pub enum Special {
     SmId,
     Clock,
     Clock64,
+    /// `%globaltimer` (and its `_lo`/`_hi` halves): nanoseconds. libcu++'s barrier waits in
+    /// CUDA 13's headers read it to back off; the emulator gives the warp's step count, which
+    /// only has to grow.
+    GlobalTimer,
+    GlobalTimerLo,
+    GlobalTimerHi,
     LaneMaskEq,
     LaneMaskLt,
     LaneMaskLe,
