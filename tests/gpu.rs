@@ -210,8 +210,34 @@ fn a_printf_kernels_instruction_figures_fit_the_code_the_gpu_ran() {
                 line.line
             );
         }
+        // Per source line, the driver's code on the card counts what the emulator counts.
+        let emulated = common::run_on_emulator("stencil-2d", kernel, 7);
+        let emulated: std::collections::BTreeMap<u32, u64> = emulated
+            .profile
+            .as_ref()
+            .expect("an emulator profile")
+            .per_line
+            .iter()
+            .filter(|l| l.sectors > 0)
+            .map(|l| (l.line, l.sectors))
+            .collect();
+        let on_gpu: std::collections::BTreeMap<u32, u64> = per_line.into_iter().filter(|(_, s)| *s > 0).collect();
+        assert_eq!(
+            on_gpu, emulated,
+            "{kernel}: sectors per source line, GPU (left) and emulator"
+        );
+        // The listing of that code files every memory instruction with figures under a line.
+        let placed = listing.place_unfiled(&profile.per_instruction);
+        let unfiled: Vec<&haloscope::compile::listing::Listed> =
+            placed.sass.iter().filter(|l| l.global && l.line == 0).collect();
+        assert!(
+            unfiled
+                .iter()
+                .all(|l| !profile.per_instruction.iter().any(|f| f.at == l.at)),
+            "{kernel}: SASS with figures listed under no line: {unfiled:?}"
+        );
         println!(
-            "{kernel}: {} instruction figures on the driver's code, {} sectors",
+            "{kernel}: {} instruction figures on the driver's code, {} sectors; per line as the emulator: {on_gpu:?}",
             profile.per_instruction.len(),
             profile.sectors
         );

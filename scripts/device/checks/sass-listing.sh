@@ -5,6 +5,7 @@
 # put on the one SASS instruction ptxas made of it), both from `haloscope compile --sass
 # --sectors`, compared line by line; printf kernels per source line (listing-per-line.py).
 #   BIN=<haloscope> (default .devbin/haloscope)   OUT=<dir> (default /tmp/listing-out)   JOBS=12
+#   ONLY="<kernel.cu> ..." (default: every kernel)
 set -uo pipefail
 BIN="${BIN:-.devbin/haloscope}"
 OUT="${OUT:-/tmp/listing-out}"
@@ -26,9 +27,9 @@ listing() {
 }
 export -f lesson_of listing
 export BIN OUT
-# Every lesson kernel and held-out learner kernel whose lesson exists.
+# Every lesson kernel and held-out learner kernel whose lesson exists (or those in $ONLY).
 kernels=()
-for kernel in kernels/*/*.cu tests/learner/*.cu; do
+for kernel in ${ONLY:-kernels/*/*.cu tests/learner/*.cu}; do
     [ -f "lessons/$(lesson_of "$kernel")/lesson.toml" ] && kernels+=("$kernel")
 done
 # The emulator's listings run on the CPUs alongside the GPU's, which take the card one at a time.
