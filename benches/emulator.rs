@@ -3,6 +3,14 @@
 //! profile-size launch alone with the checks on and off (warp-instructions per second), and
 //! the speed-up over a naive baseline that runs one thread at a time on one core (same
 //! decoded program, same checks). `HALOSCOPE_BENCH_QUICK=1` times each once.
+//!
+//! The live count (issue 44) launches the kernel cut to what its sectors depend on
+//! (`Program::count_slice`): "launch, cut" times that against "launch, checks off" (the whole
+//! kernel) in the same run, and the last table sets the 2D and 3D solutions against a plain
+//! Rust loop that enumerates their accesses by hand (reference/addresses.rs).
+
+#[path = "reference/addresses.rs"]
+mod addresses;
 
 use haloscope::backend::emu::{Program, RunOptions, host_threads, launch_lesson_kernel, load_program};
 use haloscope::backend::{BackendChoice, CancelFlag};
@@ -157,9 +165,10 @@ fn main() {
     }
     println!("emulator benchmark, {threads} host thread(s), best of {repeats}\n");
     println!(
-        "| kernel | full run (app) | of which verify n=profile | live count | n | warp instr | launch, checks on | Mwarp-instr/s on | launch, checks off | Mwarp-instr/s off | sectors |"
+        "| kernel | full run (app) | of which verify n=profile | live count | n | warp instr | launch, checks on | Mwarp-instr/s on | launch, checks off | Mwarp-instr/s off | launch, cut | cut / off | sectors |"
     );
-    println!("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
+    println!("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
+    let mut cut_times = std::collections::BTreeMap::new();
     for (id, kernel) in &cases {
         let lesson = course.get(id).unwrap();
         let prog = program(lesson, kernel);
@@ -173,8 +182,21 @@ fn main() {
             (off.sectors, off.warp_insts, &off.output),
             "{kernel}: the checks must not change what is counted"
         );
+        // The kernel cut to its sectors' slice, as the live count launches it: the same
+        // sectors, fewer instructions (when it can be cut at all).
+        let cut = prog
+            .count_slice()
+            .map(|cut| time_launch(&cut, lesson, n, &unchecked, repeats));
+        if let Some(cut) = &cut {
+            assert_eq!(cut.sectors, off.sectors, "{kernel}: the cut kernel's sectors");
+            cut_times.insert(kernel.clone(), (cut.secs, off.secs));
+        }
+        let (cut_secs, cut_ratio) = match &cut {
+            Some(c) => (format!("{:.3} s", c.secs), format!("{:.2}x", off.secs / c.secs)),
+            None => ("not cut".to_string(), "-".to_string()),
+        };
         println!(
-            "| {kernel} | {wall:.3} s | {big:.3} s | {live:.3} s | {n} | {} | {:.3} s | {:.1} | {:.3} s | {:.1} | {} |",
+            "| {kernel} | {wall:.3} s | {big:.3} s | {live:.3} s | {n} | {} | {:.3} s | {:.1} | {:.3} s | {:.1} | {cut_secs} | {cut_ratio} | {} |",
             on.warp_insts,
             on.secs,
             on.warp_insts as f64 / on.secs / 1e6,
@@ -183,6 +205,7 @@ fn main() {
             on.sectors
         );
     }
+    reference_table(&course, &cut_times, repeats);
     println!("\nnaive baseline (one thread at a time, one core) vs SIMT warps, at a smaller size\n");
     println!("| kernel | n | naive | SIMT, 1 core | SIMT, {threads} cores | speed-up (1 core) | speed-up (all) |");
     println!("|---|---:|---:|---:|---:|---:|---:|");
@@ -221,4 +244,40 @@ fn naive_size(lesson: &Lesson) -> u32 {
         n *= 2;
     }
     n
+}
+
+/// The 2D and 3D solutions' sectors enumerated by a plain Rust loop (reference/addresses.rs),
+/// timed beside the emulator's launches of the same run: how far the interpreter is from a
+/// count with no interpreter, as a ratio.
+fn reference_table(course: &Course, cut_times: &std::collections::BTreeMap<String, (f64, f64)>, repeats: usize) {
+    println!("\nsame-run reference: the accesses enumerated by hand in Rust, at the profile size\n");
+    println!("| kernel | n | sectors | Rust loop | launch, cut | cut / Rust | launch, checks off | off / Rust |");
+    println!("|---|---:|---:|---:|---:|---:|---:|---:|");
+    let cases: [(&str, &str, fn(i64) -> u64); 2] = [
+        ("stencil-2d", "kernels/stencil-2d/solution.cu", addresses::solution_2d),
+        ("stencil-3d", "kernels/stencil-3d/solution.cu", addresses::solution_3d),
+    ];
+    for (id, kernel, by_hand) in cases {
+        let lesson = course.get(id).unwrap();
+        let n = lesson.profile_size;
+        let mut best = f64::MAX;
+        let mut sectors = 0;
+        for _ in 0..repeats.max(3) {
+            let started = Instant::now();
+            sectors = std::hint::black_box(by_hand(std::hint::black_box(n as i64)));
+            best = best.min(started.elapsed().as_secs_f64());
+        }
+        let emulated = time_launch(&program(lesson, kernel), lesson, n, &RunOptions::default(), 1).sectors;
+        assert_eq!(
+            sectors, emulated,
+            "{kernel}: the hand enumeration must count the emulator's sectors"
+        );
+        let (cut, off) = cut_times.get(kernel).copied().unwrap_or((f64::NAN, f64::NAN));
+        println!(
+            "| {kernel} | {n} | {sectors} | {:.4} s | {cut:.3} s | {:.0}x | {off:.3} s | {:.0}x |",
+            best,
+            cut / best,
+            off / best
+        );
+    }
 }

@@ -67,10 +67,21 @@ fn live_figures_are_the_full_runs_on_every_kernel() {
         match (&run.profile, live) {
             (Some(p), Ok(live)) => {
                 compared += 1;
-                let lines = |per_line: &[haloscope::report::LineSectors]| -> Vec<(u32, u64, u64)> {
+                // Everything the gutter shows of a line: sectors (loads, stores), ideal
+                // sectors, memory instructions and their lanes.
+                let lines = |per_line: &[haloscope::report::LineSectors]| -> Vec<(u32, [u64; 5])> {
                     per_line
                         .iter()
-                        .map(|l| (l.line, l.load_sectors, l.store_sectors))
+                        .map(|l| {
+                            let figures = [
+                                l.load_sectors,
+                                l.store_sectors,
+                                l.ideal_sectors,
+                                l.warp_instructions,
+                                l.active_lanes,
+                            ];
+                            (l.line, figures)
+                        })
                         .collect()
                 };
                 let got = (

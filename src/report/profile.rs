@@ -1,8 +1,8 @@
 //! Global-memory sectors over the profile run, per source line and in total, and the one
 //! builder both backends fill (the emulator from its per-instruction counts, the GPU from
-//! CUPTI's per-instruction records), so a line's sectors mean the same on both. (Lanes per
-//! instruction differ in scope: the emulator counts every instruction, CUPTI's records only
-//! the global memory instructions.)
+//! CUPTI's per-instruction records), so a line's sectors and lanes mean the same on both: a
+//! line's instructions and lanes are its global memory instructions'. (The run's overall
+//! average lanes differ in scope: the emulator averages every instruction it ran.)
 
 use crate::compile::listing::{InstructionAt, InstructionSectors};
 use serde::{Deserialize, Serialize};
@@ -19,8 +19,9 @@ pub struct LineSectors {
     pub ideal_sectors: u64,
     /// Warp-level global loads and stores executed on this line.
     pub global_instructions: u64,
-    /// Warp-level instructions of any kind executed on this line, and the sum of their
-    /// active lanes: their ratio is the line's average active lanes (32 = no divergence).
+    /// Warp-level global memory instructions executed on this line, and the sum of their
+    /// active lanes: their ratio is the line's average active lanes per memory instruction
+    /// (32 = every lane asked).
     pub warp_instructions: u64,
     pub active_lanes: u64,
 }

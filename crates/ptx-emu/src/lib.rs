@@ -28,6 +28,7 @@ mod cancel;
 mod cfg;
 mod cluster;
 mod cluster_run;
+mod count_slice;
 pub mod coverage;
 mod decode;
 mod decoded_lines;

@@ -23,7 +23,8 @@ pub struct EmulatorOptions {
     pub threads: usize,
     /// Trace the memory accesses of this block's threads in every launch.
     pub watch: Option<[u32; 3]>,
-    /// Launch with the hazard checks off: a count only (the live figures), never a verdict.
+    /// Launch with the hazard checks off, the kernel cut to what its sectors depend on where
+    /// that is sound: a count only (the live figures), never a verdict or a verified output.
     pub unchecked: bool,
 }
 
@@ -76,6 +77,13 @@ impl EmulatorBackend {
         let prog = load_program(&kernel.ptx, &kernel.entry).map_err(|e| KernelFault::Unsupported {
             message: unsupported_message(&kernel.ptx, &e),
         })?;
+        // A launch that only counts runs the kernel cut to what its sectors depend on, where
+        // that cut is sound (ptx_emu's count_slice.rs); it never verifies, so the cut's
+        // garbage values are never looked at.
+        let prog = match self.options.unchecked {
+            true => prog.count_slice().unwrap_or(prog),
+            false => prog,
+        };
         let prog = Arc::new(prog);
         self.program = Some((kernel.ptx.clone(), prog.clone()));
         self.profile_launch = None;
@@ -261,19 +269,20 @@ pub fn sector_profile(
     let mut builder = ProfileBuilder::new(n, launches, 1);
     for inst in prog.instructions() {
         let s = &stats.per_pc[inst.pc as usize];
-        if s.warp_insts == 0 && inst.global.is_none() {
-            continue;
-        }
-        builder.add_instructions(inst.line, s.warp_insts * k, s.active_lanes * k);
         if s.global_warp_insts == 0 || machine.removed_ptx_lines.contains(&inst.ptx_line) {
             continue;
         }
+        // A line's lanes are its global memory instructions' (CUPTI's scope): the other
+        // instructions on the line neither issue sectors nor change how many lanes did, and a
+        // count of the kernel cut to its sectors' slice (count_slice.rs) has the same.
+        let line = machine
+            .moved_ptx_lines
+            .get(&inst.ptx_line)
+            .copied()
+            .unwrap_or(inst.line);
+        builder.add_instructions(line, s.global_warp_insts * k, s.global_lanes * k);
         builder.add_global(GlobalAccess {
-            line: machine
-                .moved_ptx_lines
-                .get(&inst.ptx_line)
-                .copied()
-                .unwrap_or(inst.line),
+            line,
             store: inst.is_store_like(),
             sectors: s.sectors * k,
             ideal_sectors: s.ideal_sectors * k,
