@@ -128,6 +128,7 @@ pub(crate) fn run_stages(
             }
             Err(fault) => {
                 backend.discard_profile();
+                merge_findings(&mut run.report.findings, backend.findings_before_fault());
                 let fault = explain_endless_loop(fault, machine_code);
                 run.finish_with_fault(fault);
                 return stages(run.report, Some(kernel), trace);

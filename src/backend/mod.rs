@@ -101,6 +101,13 @@ pub trait Backend: Send {
     /// Stops a profile `start_profile` began and nobody will collect.
     fn discard_profile(&mut self) {}
 
+    /// The hazards the last `verify_size` that failed had found before its fault (the
+    /// emulator's: a race in the same launch as an out-of-bounds read), taken once; reported
+    /// beside the fault.
+    fn findings_before_fault(&mut self) -> Vec<Finding> {
+        Vec::new()
+    }
+
     /// Global-memory sectors over the contract's profile run, on the input of `seed` (the
     /// verification seed of the profile size: a kernel whose accesses depend on the data
     /// then issues the same sectors on both backends and under ncu for the same run seed).

@@ -233,6 +233,7 @@ impl<'a> BlockRunner<'a> {
             block: self.ctaid,
             thread,
             block_index: self.block_index,
+            findings: Vec::new(),
         }
     }
 

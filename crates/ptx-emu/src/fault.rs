@@ -60,4 +60,8 @@ pub struct EmuFault {
     pub block: [u32; 3],
     pub thread: Option<[u32; 3]>,
     pub block_index: u64,
+    /// The hazards the launch had found when it stopped (in the blocks that ran, and in the
+    /// faulting block up to the fault): a race the fault's own block or an earlier one made
+    /// is reported beside the fault instead of being lost with the launch.
+    pub findings: Vec<crate::stats::RawFinding>,
 }

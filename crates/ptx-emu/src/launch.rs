@@ -35,6 +35,7 @@ pub fn launch(
             block: [0; 3],
             thread: None,
             block_index: 0,
+            findings: Vec::new(),
         });
     }
     // The unit of work is a cluster: its blocks run together on one host thread.
@@ -66,6 +67,7 @@ pub fn launch(
                                         block: [0; 3],
                                         thread: None,
                                         block_index: index,
+                                        findings: Vec::new(),
                                     },
                                 );
                                 abort.store(true, Ordering::Relaxed);
@@ -92,7 +94,13 @@ pub fn launch(
             .collect()
     });
 
-    if let Some(fault) = first_fault.into_inner().unwrap_or_else(|e| e.into_inner()) {
+    if let Some(mut fault) = first_fault.into_inner().unwrap_or_else(|e| e.into_inner()) {
+        let mut total = Tally::new(prog.insts.len());
+        for r in results {
+            total.merge(r);
+        }
+        total.sort_findings();
+        fault.findings = total.findings;
         return Err(fault);
     }
     if cancel.is_cancelled() {
@@ -102,6 +110,7 @@ pub fn launch(
             block: [0; 3],
             thread: None,
             block_index: 0,
+            findings: Vec::new(),
         });
     }
     let mut total = Tally::new(prog.insts.len());

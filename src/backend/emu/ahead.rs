@@ -176,6 +176,7 @@ impl LaunchAhead {
                 block: [0; 3],
                 thread: None,
                 block_index: 0,
+                findings: Vec::new(),
             })
         })
     }

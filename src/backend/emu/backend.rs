@@ -38,6 +38,8 @@ pub struct EmulatorBackend {
     prepared: PreparedSizes,
     /// The profile size's verification launch, started by `start_profile`.
     ahead: Option<LaunchAhead>,
+    /// The hazards of the last verification launch that faulted, found before its fault.
+    findings_before_fault: Vec<Finding>,
 }
 
 impl EmulatorBackend {
@@ -48,6 +50,7 @@ impl EmulatorBackend {
             profile_launch: None,
             prepared: PreparedSizes::default(),
             ahead: None,
+            findings_before_fault: Vec::new(),
         }
     }
 
@@ -165,6 +168,10 @@ impl Backend for EmulatorBackend {
         }
     }
 
+    fn findings_before_fault(&mut self) -> Vec<Finding> {
+        std::mem::take(&mut self.findings_before_fault)
+    }
+
     fn verify_size(
         &mut self,
         lesson: &Contract,
@@ -186,7 +193,13 @@ impl Backend for EmulatorBackend {
                 launch_size(&prog, lesson, data, &options, cancel)
             }
         };
-        let (data, stats, observed, output) = launched.map_err(|f| kernel_fault(&prog, f))?;
+        let (data, stats, observed, output) = launched.map_err(|mut f| {
+            self.findings_before_fault = std::mem::take(&mut f.findings)
+                .iter()
+                .map(|r| finding(&prog, r))
+                .collect();
+            kernel_fault(&prog, f)
+        })?;
         let verification = verify_against(lesson, &data, &output);
         let findings = observed.findings.iter().map(|f| finding(&prog, f)).collect();
         let output = (!observed.printed.is_empty()).then(|| kernel_output(&observed.printed, &format!("verify n={n}")));
