@@ -246,6 +246,9 @@ fn naive_size(lesson: &Lesson) -> u32 {
     n
 }
 
+/// A kernel's sectors at size n, enumerated by hand (reference/addresses.rs).
+type ByHand = fn(i64) -> u64;
+
 /// The 2D and 3D solutions' sectors enumerated by a plain Rust loop (reference/addresses.rs),
 /// timed beside the emulator's launches of the same run: how far the interpreter is from a
 /// count with no interpreter, as a ratio.
@@ -253,7 +256,7 @@ fn reference_table(course: &Course, cut_times: &std::collections::BTreeMap<Strin
     println!("\nsame-run reference: the accesses enumerated by hand in Rust, at the profile size\n");
     println!("| kernel | n | sectors | Rust loop | launch, cut | cut / Rust | launch, checks off | off / Rust |");
     println!("|---|---:|---:|---:|---:|---:|---:|---:|");
-    let cases: [(&str, &str, fn(i64) -> u64); 2] = [
+    let cases: [(&str, &str, ByHand); 2] = [
         ("stencil-2d", "kernels/stencil-2d/solution.cu", addresses::solution_2d),
         ("stencil-3d", "kernels/stencil-3d/solution.cu", addresses::solution_3d),
     ];
