@@ -4,8 +4,8 @@
 //! run and nothing is verified, so it is a preview of the sectors, never a verdict: the app
 //! marks it live until a Run verifies every size.
 
+use crate::backend::CancelFlag;
 use crate::backend::emu::{EmulatorBackend, EmulatorOptions};
-use crate::backend::{Backend, CancelFlag};
 use crate::compile::{CompileFailure, RunRequest, Target, compile_kernel, machine_code};
 use crate::lesson::Lesson;
 use crate::report::{GateResult, SectorProfile};
@@ -44,11 +44,8 @@ pub fn live_count(lesson: &Lesson, request: &RunRequest, cancel: &CancelFlag) ->
         return Err(LiveFailure::Cancelled);
     }
     // What ptxas did to the global accesses moves and removes sectors in the Run's figures:
-    // the same check here (cached per PTX and cubin, so a Run after it pays nothing).
-    let machine = match (kernel.target, kernel.cubin.as_deref()) {
-        (Target::Cubin { sm }, Some(cubin)) => machine_code::check(&kernel.ptx, cubin, sm).ok(),
-        _ => None,
-    };
+    // the same check here (cached per PTX and cubin, so a Run after it pays nothing), run by
+    // nvdisasm alongside the launch and joined when the counts are turned into figures.
     // The emulator backend's own profile step (one launch at the profile size, counted), with
     // the checks off. The seed does not change the sectors (addresses do not depend on values).
     let mut emulator = EmulatorBackend::new(EmulatorOptions {
@@ -56,15 +53,24 @@ pub fn live_count(lesson: &Lesson, request: &RunRequest, cancel: &CancelFlag) ->
         ..EmulatorOptions::default()
     });
     let seed = request.seed.unwrap_or(1);
-    let profile = emulator
-        .profile(&lesson.contract, &kernel, machine.as_ref(), seed, cancel)
-        .map_err(|fault| {
-            if cancel.is_cancelled() {
-                LiveFailure::Cancelled
-            } else {
-                LiveFailure::Launch(fault.message())
+    let profile = std::thread::scope(|scope| {
+        let machine = match (kernel.target, kernel.cubin.as_deref()) {
+            (Target::Cubin { sm }, Some(cubin)) => {
+                let ptx = &kernel.ptx;
+                Some(scope.spawn(move || machine_code::check(ptx, cubin, sm).ok()))
             }
-        })?;
+            _ => None,
+        };
+        let joined = || machine.and_then(|check| check.join().ok().flatten());
+        emulator.profile_then(&lesson.contract, &kernel, joined, seed, cancel)
+    })
+    .map_err(|fault| {
+        if cancel.is_cancelled() {
+            LiveFailure::Cancelled
+        } else {
+            LiveFailure::Launch(fault.message())
+        }
+    })?;
     let gate = GateResult {
         metric: lesson.gate.metric.clone(),
         below: lesson.gate.below,

@@ -3,13 +3,14 @@
 
 use super::ahead::{LaunchAhead, PreparedSizes, launch_size};
 use super::{EmuFault, EmuFaultKind, LaunchStats, Program};
-use super::{RunOptions, load_program, run_lesson_kernel};
+use super::{RunOptions, launch_lesson_kernel, launch_on_poisoned_output, load_program};
 use crate::backend::{
     Backend, BackendInfo, BackendKind, CancelFlag, Finding, FindingKind, KernelFault, KernelOutput, ProfileStart,
     SizeRun, ThreadPlace, Trace,
 };
 use crate::compile::{CompiledKernel, MachineCode, Target};
-use crate::harness::{poisoned_output, random_inputs, verify_against};
+use crate::harness::buffers::{zeroed_f32, zeroed_u32};
+use crate::harness::{random_inputs, verify_against};
 use crate::lesson::Contract;
 use crate::progress::Progress;
 use crate::report::thousands;
@@ -40,6 +41,8 @@ pub struct EmulatorBackend {
     ahead: Option<LaunchAhead>,
     /// The hazards of the last verification launch that faulted, found before its fault.
     findings_before_fault: Vec<Finding>,
+    /// `program` is the kernel cut to its sectors' slice: no value it loads matters.
+    counts_a_cut_kernel: bool,
 }
 
 impl EmulatorBackend {
@@ -51,6 +54,7 @@ impl EmulatorBackend {
             prepared: PreparedSizes::default(),
             ahead: None,
             findings_before_fault: Vec::new(),
+            counts_a_cut_kernel: false,
         }
     }
 
@@ -83,11 +87,9 @@ impl EmulatorBackend {
         // A launch that only counts runs the kernel cut to what its sectors depend on, where
         // that cut is sound (ptx_emu's count_slice.rs); it never verifies, so the cut's
         // garbage values are never looked at.
-        let prog = match self.options.unchecked {
-            true => prog.count_slice().unwrap_or(prog),
-            false => prog,
-        };
-        let prog = Arc::new(prog);
+        let cut = self.options.unchecked.then(|| prog.count_slice()).flatten();
+        self.counts_a_cut_kernel = cut.is_some();
+        let prog = Arc::new(cut.unwrap_or(prog));
         self.program = Some((kernel.ptx.clone(), prog.clone()));
         self.profile_launch = None;
         Ok(prog)
@@ -226,28 +228,51 @@ impl Backend for EmulatorBackend {
         seed: u64,
         cancel: &CancelFlag,
     ) -> Result<SectorProfile, KernelFault> {
+        self.profile_then(lesson, kernel, || machine_code.cloned(), seed, cancel)
+    }
+}
+
+impl EmulatorBackend {
+    /// `profile`, with the machine-code check asked for only once the launch is done: the
+    /// live count runs the check (nvdisasm, about 0.3 s for a new kernel) alongside the
+    /// launch and joins it in `machine_code`.
+    pub fn profile_then(
+        &mut self,
+        lesson: &Contract,
+        kernel: &CompiledKernel,
+        machine_code: impl FnOnce() -> Option<MachineCode>,
+        seed: u64,
+        cancel: &CancelFlag,
+    ) -> Result<SectorProfile, KernelFault> {
         let prog = self.program(kernel)?;
         let n = lesson.profile_size;
         let (stats, reused) = match self.profile_launch.take() {
             Some((ptx, stats)) if ptx == kernel.ptx => (stats, true),
             _ => {
+                // The buffers are lent to the launch (no copies of 64 MiB). A cut kernel's
+                // count does not depend on any value, so its buffers are left zeroed (pages
+                // the system maps on first touch) instead of drawn and poisoned.
                 let count = lesson.stencil.elements(n);
-                let input = random_inputs(count, seed);
-                let mut output = poisoned_output(count);
-                let (stats, _) = run_lesson_kernel(&prog, lesson, n, &input, &mut output, &self.run_options(), cancel)
-                    .map_err(|f| kernel_fault(&prog, f))?;
-                (stats, false)
+                let options = self.run_options();
+                let launched = if self.counts_a_cut_kernel {
+                    let (input, output) = (zeroed_f32(count), zeroed_u32(count));
+                    launch_lesson_kernel(&prog, lesson, n, input, output, &options, cancel)
+                } else {
+                    launch_on_poisoned_output(&prog, lesson, n, random_inputs(count, seed), &options, cancel)
+                };
+                (launched.map_err(|f| kernel_fault(&prog, f))?.stats, false)
             }
         };
         let launches = lesson.profile_launches;
+        let machine_code = machine_code();
         let mut profile = sector_profile(
             &prog,
             &stats,
             n,
             launches,
-            machine_code.unwrap_or(&MachineCode::default()),
+            machine_code.as_ref().unwrap_or(&MachineCode::default()),
         );
-        if let Some(code) = machine_code {
+        if let Some(code) = &machine_code {
             profile.machine_code = Some(with_sectors_not_issued(code, &prog, &stats, launches));
         }
         profile.source = format!(
