@@ -173,7 +173,7 @@ fn main() {
         "| kernel | full run (app) | of which verify n=profile | live count after an edit | n | warp instr | launch, checks on | Mwarp-instr/s on | launch, checks off | Mwarp-instr/s off | launch, cut | cut / off | sectors |"
     );
     println!("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
-    let mut cut_times = std::collections::BTreeMap::new();
+    let mut measured = std::collections::BTreeMap::new();
     for (id, kernel) in &cases {
         let lesson = course.get(id).unwrap();
         let prog = program(lesson, kernel);
@@ -194,8 +194,15 @@ fn main() {
             .map(|cut| time_launch(&cut, lesson, n, &unchecked, repeats));
         if let Some(cut) = &cut {
             assert_eq!(cut.sectors, off.sectors, "{kernel}: the cut kernel's sectors");
-            cut_times.insert(kernel.clone(), (cut.secs, off.secs));
         }
+        measured.insert(
+            kernel.clone(),
+            Measured {
+                cut: cut.as_ref().map(|c| c.secs),
+                off: off.secs,
+                sectors: off.sectors,
+            },
+        );
         let (cut_secs, cut_ratio) = match &cut {
             Some(c) => (format!("{:.3} s", c.secs), format!("{:.2}x", off.secs / c.secs)),
             None => ("not cut".to_string(), "-".to_string()),
@@ -210,7 +217,7 @@ fn main() {
             on.sectors
         );
     }
-    reference_table(&course, &cut_times, repeats);
+    reference_table(&course, &measured, repeats);
     println!("\nnaive baseline (one thread at a time, one core) vs SIMT warps, at a smaller size\n");
     println!("| kernel | n | naive | SIMT, 1 core | SIMT, {threads} cores | speed-up (1 core) | speed-up (all) |");
     println!("|---|---:|---:|---:|---:|---:|---:|");
@@ -251,13 +258,21 @@ fn naive_size(lesson: &Lesson) -> u32 {
     n
 }
 
+/// A kernel's launches at the profile size in the first table: the cut kernel's and the whole
+/// kernel's (checks off) times, and the sectors they counted.
+struct Measured {
+    cut: Option<f64>,
+    off: f64,
+    sectors: u64,
+}
+
 /// A kernel's sectors at size n, enumerated by hand (reference/addresses.rs).
 type ByHand = fn(i64) -> u64;
 
 /// The 2D and 3D solutions' sectors enumerated by a plain Rust loop (reference/addresses.rs),
 /// timed beside the emulator's launches of the same run: how far the interpreter is from a
 /// count with no interpreter, as a ratio.
-fn reference_table(course: &Course, cut_times: &std::collections::BTreeMap<String, (f64, f64)>, repeats: usize) {
+fn reference_table(course: &Course, measured: &std::collections::BTreeMap<String, Measured>, repeats: usize) {
     println!("\nsame-run reference: the accesses enumerated by hand in Rust, at the profile size\n");
     println!("| kernel | n | sectors | Rust loop | launch, cut | cut / Rust | launch, checks off | off / Rust |");
     println!("|---|---:|---:|---:|---:|---:|---:|---:|");
@@ -275,12 +290,12 @@ fn reference_table(course: &Course, cut_times: &std::collections::BTreeMap<Strin
             sectors = std::hint::black_box(by_hand(std::hint::black_box(n as i64)));
             best = best.min(started.elapsed().as_secs_f64());
         }
-        let emulated = time_launch(&program(lesson, kernel), lesson, n, &RunOptions::default(), 1).sectors;
+        let emulated = &measured[kernel];
         assert_eq!(
-            sectors, emulated,
+            sectors, emulated.sectors,
             "{kernel}: the hand enumeration must count the emulator's sectors"
         );
-        let (cut, off) = cut_times.get(kernel).copied().unwrap_or((f64::NAN, f64::NAN));
+        let (cut, off) = (emulated.cut.unwrap_or(f64::NAN), emulated.off);
         println!(
             "| {kernel} | {n} | {sectors} | {:.4} s | {cut:.3} s | {:.0}x | {off:.3} s | {:.0}x |",
             best,

@@ -130,9 +130,8 @@ enum Role {
         preds: Vec<PReg>,
         uses: Uses,
     },
-    /// A load whose value the slice must never need (shared, local or global data).
-    Loads { regs: Vec<Reg> },
-    /// Never needed: a shared or local store (no shared or local load is ever kept), a `Nop`.
+    /// Never kept: a shared or local load (its value must never be needed: `loaded_regs`), a
+    /// shared or local store (no shared or local load is ever kept), a `Nop`.
     Dropped,
 }
 
@@ -181,10 +180,7 @@ fn role(inst: &Inst) -> Option<Role> {
                 mem_addr(&mut uses, m);
                 Role::Anchor(uses)
             }
-            (Mem::Load(l), _) => Role::Loads {
-                regs: l.ds.iter().flatten().copied().collect(),
-            },
-            (Mem::Store(_), _) => Role::Dropped,
+            (Mem::Load(_) | Mem::Store(_), _) => Role::Dropped,
         },
         _ => return None,
     })
@@ -230,7 +226,7 @@ impl Program {
                     Role::Defines { regs, preds, .. } => {
                         regs.iter().any(|r| need_reg[*r as usize]) || preds.iter().any(|p| need_pred[*p as usize])
                     }
-                    Role::Loads { .. } | Role::Dropped => false,
+                    Role::Dropped => false,
                 };
                 if wanted && !keep[pc] {
                     keep[pc] = true;
@@ -250,13 +246,10 @@ impl Program {
         }
         // A value read from data memory that reaches an address, a predicate or a branch:
         // the count depends on the data, so the kernel runs whole.
-        let data_needed = self.insts.iter().zip(&roles).any(|(inst, role)| {
-            let regs = match role {
-                Role::Loads { regs } => regs.clone(),
-                _ => loaded_regs(inst),
-            };
-            regs.iter().any(|r| need_reg[*r as usize])
-        });
+        let data_needed = self
+            .insts
+            .iter()
+            .any(|inst| loaded_regs(inst).iter().any(|r| need_reg[*r as usize]));
         if data_needed {
             return None;
         }

@@ -94,12 +94,13 @@ pub fn launch(
             .collect()
     });
 
+    let mut total = Tally::new(prog.insts.len());
+    for r in results {
+        total.merge(r);
+    }
+    total.sort_findings();
     if let Some(mut fault) = first_fault.into_inner().unwrap_or_else(|e| e.into_inner()) {
-        let mut total = Tally::new(prog.insts.len());
-        for r in results {
-            total.merge(r);
-        }
-        total.sort_findings();
+        // What the launch found before it stopped goes with the fault.
         fault.findings = total.findings;
         return Err(fault);
     }
@@ -113,11 +114,6 @@ pub fn launch(
             findings: Vec::new(),
         });
     }
-    let mut total = Tally::new(prog.insts.len());
-    for r in results {
-        total.merge(r);
-    }
-    total.sort_findings();
     if cfg.watch.is_some() {
         observer.watched_block(total.trace);
     }

@@ -16,6 +16,7 @@ use crate::progress::Progress;
 use crate::report::thousands;
 use crate::report::{GlobalAccess, InstructionAt, ProfileBuilder, SectorProfile, SharedStats};
 use ptx_emu::{AccessKind, Printed, RawFinding};
+use std::borrow::Borrow;
 use std::sync::Arc;
 
 #[derive(Debug, Clone, Default)]
@@ -228,19 +229,19 @@ impl Backend for EmulatorBackend {
         seed: u64,
         cancel: &CancelFlag,
     ) -> Result<SectorProfile, KernelFault> {
-        self.profile_then(lesson, kernel, || machine_code.cloned(), seed, cancel)
+        self.profile_then(lesson, kernel, || machine_code, seed, cancel)
     }
 }
 
 impl EmulatorBackend {
     /// `profile`, with the machine-code check asked for only once the launch is done: the
     /// live count runs the check (nvdisasm, about 0.3 s for a new kernel) alongside the
-    /// launch and joins it in `machine_code`.
-    pub fn profile_then(
+    /// launch and joins it in `machine_code` (owned there; a Run lends its own, uncopied).
+    pub fn profile_then<M: Borrow<MachineCode>>(
         &mut self,
         lesson: &Contract,
         kernel: &CompiledKernel,
-        machine_code: impl FnOnce() -> Option<MachineCode>,
+        machine_code: impl FnOnce() -> Option<M>,
         seed: u64,
         cancel: &CancelFlag,
     ) -> Result<SectorProfile, KernelFault> {
@@ -265,14 +266,15 @@ impl EmulatorBackend {
         };
         let launches = lesson.profile_launches;
         let machine_code = machine_code();
+        let machine_code = machine_code.as_ref().map(Borrow::borrow);
         let mut profile = sector_profile(
             &prog,
             &stats,
             n,
             launches,
-            machine_code.as_ref().unwrap_or(&MachineCode::default()),
+            machine_code.unwrap_or(&MachineCode::default()),
         );
-        if let Some(code) = &machine_code {
+        if let Some(code) = machine_code {
             profile.machine_code = Some(with_sectors_not_issued(code, &prog, &stats, launches));
         }
         profile.source = format!(
