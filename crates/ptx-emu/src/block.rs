@@ -3,6 +3,7 @@
 
 use super::alu;
 use super::barrier::{BARRIERS, Barriers};
+use super::block_classes::{AffineTracker, Operands};
 use super::cluster::{BlockState, ClusterRun, ClusterShape};
 use super::fault::{EmuFault, EmuFaultKind};
 use super::fetch_map::{FetchCounter, FetchMap, FetchWindow};
@@ -37,6 +38,10 @@ pub struct LaunchConfig {
     /// The cluster shape the launch gives (None: the kernel's `__cluster_dims__`, else every
     /// block a cluster of its own). The grid must be a whole number of clusters.
     pub cluster: Option<[u32; 3]>,
+    /// Count blocks that provably count alike once per class (block_classes): for launches
+    /// that only count. Ignored where it does not apply: checks on, a watched block, a fetch
+    /// map, clusters, lanes run alone.
+    pub count_by_class: bool,
 }
 
 impl LaunchConfig {
@@ -118,6 +123,9 @@ pub struct BlockRunner<'a> {
     /// The last `exit` the block ran, and a thread that ran it (named when a neighbour in the
     /// cluster accessed its memory after it may have gone).
     pub(super) last_exit: Option<(u32, [u32; 3])>,
+    /// Follows the running block's values when the launch counts by class (block_classes):
+    /// only while a class's representative runs.
+    pub(crate) affine: Option<Box<AffineTracker>>,
     /// The cluster being run (a cluster of one block unless the launch has clusters).
     pub(super) cluster: ClusterRun,
 }
@@ -203,6 +211,7 @@ impl<'a> BlockRunner<'a> {
             bulk: Vec::new(),
             mbar_completions: 0,
             last_exit: None,
+            affine: None,
             cluster,
         }
     }
@@ -495,6 +504,9 @@ impl<'a> BlockRunner<'a> {
                     let s = &mut self.stats.per_pc[pc];
                     s.warp_insts += 1;
                     s.active_lanes += eff.count_ones() as u64;
+                    if self.affine.is_some() {
+                        self.follow(warp, inst, eff);
+                    }
                 }
                 match &inst.kind {
                     // By reference: a quick form is up to 56 bytes, and copying it out cost as
@@ -534,6 +546,24 @@ impl<'a> BlockRunner<'a> {
                 }
             }
         }
+    }
+
+    /// Hands the instruction about to run to the tracker of a class's representative, with
+    /// its operands as they are before it writes.
+    #[cold]
+    fn follow(&mut self, warp: &Warp, inst: &Inst, m: u32) {
+        struct Before<'r, 'a> {
+            runner: &'r BlockRunner<'a>,
+            warp: &'r Warp,
+        }
+        impl Operands for Before<'_, '_> {
+            fn values(&self, src: Src) -> [u64; 32] {
+                self.runner.read(self.warp, src)
+            }
+        }
+        let mut tracker = self.affine.take().expect("called only while tracking");
+        tracker.step(inst, warp, m, &Before { runner: self, warp }, self.mem);
+        self.affine = Some(tracker);
     }
 
     /// Every [`CHECK_EVERY`] instructions of a warp: stops it when the run was cancelled or

@@ -2,6 +2,7 @@
 //! and each keeps its own counters; the first fault (lowest block) stops the launch.
 
 use super::block::{BlockRunner, LaunchConfig};
+use super::block_classes::count_by_class;
 use super::fault::{EmuFault, EmuFaultKind};
 use super::ir::Program;
 use super::memory::GlobalMemory;
@@ -41,10 +42,34 @@ pub fn launch(
     // The unit of work is a cluster: its blocks run together on one host thread.
     let cluster_size = shape.size() as u64;
     let blocks: u64 = cfg.grid.iter().map(|&g| g as u64).product::<u64>() / cluster_size;
-    let next = AtomicU64::new(0);
     let abort = AtomicBool::new(false);
     let first_fault: Mutex<Option<EmuFault>> = Mutex::new(None);
-    let threads = threads.clamp(1, blocks.max(1) as usize);
+
+    // A launch that only counts first counts what it can by classes of blocks that count
+    // alike (block_classes); the blocks left run one by one below.
+    let classing = cfg.count_by_class
+        && !cfg.check_hazards
+        && cfg.watch.is_none()
+        && cfg.fetch_map.is_none()
+        && cfg.lanes_per_warp == 32
+        && cluster_size == 1;
+    let (classed, order) = if classing {
+        let mut runner = BlockRunner::new(prog, cfg, mem, &abort, cancel);
+        let mut classed = match count_by_class(&mut runner, blocks, shared, run_cluster_catching) {
+            Ok(classed) => classed,
+            Err(mut fault) => {
+                fault.findings = Vec::new();
+                return Err(fault);
+            }
+        };
+        let order = std::mem::take(&mut classed.left);
+        (Some(classed), Some(order))
+    } else {
+        (None, None)
+    };
+    let to_run = order.as_ref().map_or(blocks, |o| o.len() as u64);
+    let next = AtomicU64::new(0);
+    let threads = threads.clamp(1, to_run.max(1) as usize);
 
     let results: Vec<Tally> = std::thread::scope(|scope| {
         let handles: Vec<_> = (0..threads)
@@ -53,11 +78,12 @@ pub fn launch(
                     let mut runner = BlockRunner::new(prog, cfg, mem, &abort, cancel);
                     loop {
                         let start = next.fetch_add(CHUNK, Ordering::Relaxed);
-                        if start >= blocks || abort.load(Ordering::Relaxed) {
+                        if start >= to_run || abort.load(Ordering::Relaxed) {
                             break;
                         }
-                        let end = (start + CHUNK).min(blocks);
-                        for index in start..end {
+                        let end = (start + CHUNK).min(to_run);
+                        for nth in start..end {
+                            let index = order.as_ref().map_or(nth, |o| o[nth as usize]);
                             if cancel.is_cancelled() {
                                 record(
                                     &first_fault,
@@ -95,6 +121,9 @@ pub fn launch(
     });
 
     let mut total = Tally::new(prog.insts.len());
+    if let Some(classed) = classed {
+        total.merge(classed.tally);
+    }
     for r in results {
         total.merge(r);
     }

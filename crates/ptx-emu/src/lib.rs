@@ -23,6 +23,7 @@ mod atomic;
 mod barrier;
 mod bits;
 mod block;
+mod block_classes;
 mod block_memory;
 mod cancel;
 mod cfg;

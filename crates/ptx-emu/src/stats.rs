@@ -216,20 +216,27 @@ impl Tally {
         self.findings.sort_by_key(|f| (f.block_index, f.seq));
     }
 
-    pub fn merge(&mut self, other: Tally) {
-        for (a, b) in self.per_pc.iter_mut().zip(&other.per_pc) {
-            a.warp_insts += b.warp_insts;
-            a.active_lanes += b.active_lanes;
-            a.global_warp_insts += b.global_warp_insts;
-            a.global_lanes += b.global_lanes;
-            a.sectors += b.sectors;
-            a.ideal_sectors += b.ideal_sectors;
-            a.bulk_bytes += b.bulk_bytes;
-            a.bulk_sectors += b.bulk_sectors;
+    /// Adds `times` copies of the counters of `one` (blocks that count exactly as the one
+    /// block `one` tallied: block_classes). Only counters: a launch classed that way has no
+    /// findings, trace, printf text or fetch map.
+    pub fn add_times(&mut self, one: &Tally, times: u64) {
+        for (a, b) in self.per_pc.iter_mut().zip(&one.per_pc) {
+            a.warp_insts += b.warp_insts * times;
+            a.active_lanes += b.active_lanes * times;
+            a.global_warp_insts += b.global_warp_insts * times;
+            a.global_lanes += b.global_lanes * times;
+            a.sectors += b.sectors * times;
+            a.ideal_sectors += b.ideal_sectors * times;
+            a.bulk_bytes += b.bulk_bytes * times;
+            a.bulk_sectors += b.bulk_sectors * times;
         }
-        self.shared_requests += other.shared_requests;
-        self.bank_conflicts += other.bank_conflicts;
-        self.blocks += other.blocks;
+        self.shared_requests += one.shared_requests * times;
+        self.bank_conflicts += one.bank_conflicts * times;
+        self.blocks += one.blocks * times;
+    }
+
+    pub fn merge(&mut self, other: Tally) {
+        self.add_times(&other, 1);
         for f in other.findings {
             self.note_finding(f);
         }

@@ -83,6 +83,7 @@ fn setup(wrap: u32, elements: usize) -> Setup {
         lanes_per_warp: 32,
         fetch_map: None,
         cluster: None,
+        count_by_class: false,
     };
     Setup {
         program,

@@ -87,6 +87,7 @@ fn count(program: &Program) -> (BTreeMap<u32, u64>, u64) {
         lanes_per_warp: 32,
         fetch_map: None,
         cluster: None,
+        count_by_class: false,
     };
     let stats = launch(program, &config, &memory, &mut Ignore, &CancelFlag::default(), 2).expect("the launch ends");
     let mut per_line = BTreeMap::new();

@@ -59,6 +59,7 @@ fn a_loop_waiting_on_the_global_timer_ends() {
         lanes_per_warp: 32,
         fetch_map: None,
         cluster: None,
+        count_by_class: false,
     };
     let stats = launch(
         &program,

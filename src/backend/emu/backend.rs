@@ -68,6 +68,7 @@ impl EmulatorBackend {
         let mut o = RunOptions {
             watch: self.options.watch,
             check_hazards: !self.options.unchecked,
+            count_by_class: self.options.unchecked,
             ..RunOptions::default()
         };
         if self.options.threads > 0 {

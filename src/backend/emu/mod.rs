@@ -54,6 +54,9 @@ pub struct RunOptions {
     pub fetch_window: Option<fetch_map::FetchWindow>,
     /// Blocks finished so far, counted up as the launch goes (for a progress bar).
     pub blocks_done: Option<std::sync::Arc<std::sync::atomic::AtomicU64>>,
+    /// Count blocks that provably count alike once per class (ptx_emu's block_classes): for
+    /// launches that only count (checks off).
+    pub count_by_class: bool,
 }
 
 impl Default for RunOptions {
@@ -66,6 +69,7 @@ impl Default for RunOptions {
             host_threads: host_threads(),
             fetch_window: None,
             blocks_done: None,
+            count_by_class: false,
         }
     }
 }
@@ -159,6 +163,7 @@ pub fn launch_lesson_kernel(
             .fetch_window
             .map(|w| (w, in_address, in_address + 4 * input_floats)),
         cluster: lesson.cluster,
+        count_by_class: options.count_by_class,
     };
     crate::timeline("emulator memory ready");
     let mut observer = Collect {
