@@ -4,6 +4,7 @@
 //! compilers depend on this module and never on each other.
 
 mod contract_probe;
+pub mod cubin;
 mod diagnostics;
 mod entry_check;
 mod include_guard;
@@ -13,6 +14,7 @@ mod nvrtc;
 mod nvrtc_api;
 mod request;
 mod rustc;
+mod sass_opcodes;
 
 pub use contract_probe::PROBE_FILE;
 pub use diagnostics::{Diagnostic, Severity, parse_nvrtc_log};
