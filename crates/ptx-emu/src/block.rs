@@ -40,7 +40,7 @@ pub struct LaunchConfig {
     pub cluster: Option<[u32; 3]>,
     /// Count blocks that provably count alike once per class (block_classes): for launches
     /// that only count. Ignored where it does not apply: checks on, a watched block, a fetch
-    /// map, clusters, lanes run alone.
+    /// map, lanes run alone.
     pub count_by_class: bool,
 }
 
@@ -562,7 +562,8 @@ impl<'a> BlockRunner<'a> {
             }
         }
         let mut tracker = self.affine.take().expect("called only while tracking");
-        tracker.step(inst, warp, m, &Before { runner: self, warp }, self.mem);
+        let rank = self.cluster.rank;
+        tracker.step(inst, warp, rank, m, &Before { runner: self, warp }, self.mem);
         self.affine = Some(tracker);
     }
 

@@ -51,19 +51,20 @@ pub fn launch(
         && !cfg.check_hazards
         && cfg.watch.is_none()
         && cfg.fetch_map.is_none()
-        && cfg.lanes_per_warp == 32
-        && cluster_size == 1;
+        && cfg.lanes_per_warp == 32;
     let (classed, order) = if classing {
         let mut runner = BlockRunner::new(prog, cfg, mem, &abort, cancel);
-        let mut classed = match count_by_class(&mut runner, blocks, shared, run_cluster_catching) {
-            Ok(classed) => classed,
-            Err(mut fault) => {
-                fault.findings = Vec::new();
-                return Err(fault);
+        match count_by_class(&mut runner, shared, run_cluster_catching) {
+            Ok(mut classed) => {
+                let order = std::mem::take(&mut classed.left);
+                (Some(classed), Some(order))
             }
-        };
-        let order = std::mem::take(&mut classed.left);
-        (Some(classed), Some(order))
+            Err(fault) if fault.kind == EmuFaultKind::Cancelled => return Err(fault),
+            // A representative faulted: the launch runs every block in order instead, so
+            // that the fault reported is the one a launch of every block reports (the lowest
+            // block's), not the representative's (taken from the grid's middle).
+            Err(_) => (None, None),
+        }
     } else {
         (None, None)
     };
@@ -121,7 +122,14 @@ pub fn launch(
     });
 
     let mut total = Tally::new(prog.insts.len());
+    let (mut blocks_by_class, mut classes) = (0, 0);
     if let Some(classed) = classed {
+        // Every block of a class but its representative was counted without running.
+        blocks_by_class = classed
+            .tally
+            .blocks
+            .saturating_sub(classed.classes as u64 * cluster_size);
+        classes = classed.classes;
         total.merge(classed.tally);
     }
     for r in results {
@@ -158,6 +166,8 @@ pub fn launch(
         shared_requests: total.shared_requests,
         bank_conflicts: total.bank_conflicts,
         blocks: total.blocks,
+        blocks_by_class,
+        classes,
     })
 }
 

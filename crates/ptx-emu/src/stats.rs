@@ -164,6 +164,10 @@ pub struct LaunchStats {
     pub shared_requests: u64,
     pub bank_conflicts: u64,
     pub blocks: u64,
+    /// Blocks counted by class (block_classes) without being run, and the classes: both 0
+    /// for a launch that ran every block.
+    pub blocks_by_class: u64,
+    pub classes: usize,
 }
 
 impl LaunchStats {

@@ -39,7 +39,10 @@ pub trait Operands {
 
 pub struct AffineTracker {
     value_regs: usize,
-    /// Per warp of the block: `regs[reg * 32 + lane]`.
+    warps_per_block: usize,
+    /// The cluster's shape in blocks: `%ctaid` moves by it per cluster (1, 1, 1 without).
+    cluster_dims: [u32; 3],
+    /// Per warp of every block of the cluster (rank by rank): `regs[reg * 32 + lane]`.
     warps: Vec<Vec<Coef>>,
     pub constraints: Constraints,
     /// Why the launch's blocks cannot be counted by class (the first reason met).
@@ -88,12 +91,17 @@ fn lanes(m: u32) -> impl Iterator<Item = usize> {
 }
 
 impl AffineTracker {
-    pub fn new(value_regs: usize, warps: usize) -> AffineTracker {
+    /// A tracker for a unit of `blocks` blocks (a cluster of `cluster_dims`, or one block)
+    /// of `warps_per_block` warps each. `Δ` counts units.
+    pub fn new(value_regs: usize, warps_per_block: usize, cluster_dims: [u32; 3]) -> AffineTracker {
+        let blocks = cluster_dims.iter().product::<u32>() as usize;
         AffineTracker {
             value_regs: value_regs.max(1),
+            warps_per_block,
+            cluster_dims,
             // Unknown until written: a register read before any write holds whatever the
             // last block left there.
-            warps: vec![Vec::new(); warps],
+            warps: vec![Vec::new(); warps_per_block * blocks],
             constraints: Constraints::default(),
             refused: None,
         }
@@ -119,7 +127,13 @@ impl AffineTracker {
             Src::Reg(r) => self.file(warp)[r as usize * 32 + lane],
             Src::Imm(_) => SAME,
             Src::Special(s) => match s {
+                // The block's index moves by the cluster's extent per cluster.
                 Special::Ctaid(d) => {
+                    let mut c = [0; 3];
+                    c[d as usize] = self.cluster_dims[d as usize] as i64;
+                    Some(c)
+                }
+                Special::ClusterId(d) => {
                     let mut c = [0; 3];
                     c[d as usize] = 1;
                     Some(c)
@@ -135,10 +149,16 @@ impl AffineTracker {
                 | Special::LaneMaskLe
                 | Special::LaneMaskGt
                 | Special::LaneMaskGe
-                | Special::DynamicSmemSize => SAME,
-                // Clocks and timers differ from block to block in no known way; cluster
-                // positions are never tracked (launches with clusters are not classed).
-                _ => None,
+                | Special::DynamicSmemSize
+                | Special::ClusterCtaid(_)
+                | Special::ClusterNctaid(_)
+                | Special::ClusterCtarank
+                | Special::ClusterNctarank
+                | Special::NClusterId(_)
+                | Special::IsExplicitCluster => SAME,
+                // Clocks and timers differ from block to block in no known way.
+                Special::SmId | Special::Clock | Special::Clock64 => None,
+                Special::GlobalTimer | Special::GlobalTimerLo | Special::GlobalTimerHi => None,
             },
         }
     }
@@ -182,16 +202,28 @@ impl AffineTracker {
 
     /// Notes what the instruction about to run for lanes `m` of `warp` does to the values'
     /// dependence on the block, reading its operands from `ops` (before it writes).
-    pub fn step(&mut self, inst: &Inst, warp: &Warp, m: u32, ops: &dyn Operands, mem: &GlobalMemory) {
+    /// `rank`: the block's place in its cluster (0 without clusters).
+    pub fn step(&mut self, inst: &Inst, warp: &Warp, rank: u32, m: u32, ops: &dyn Operands, mem: &GlobalMemory) {
         if self.refused.is_some() {
             return;
         }
-        let w = warp.index as usize;
+        let w = rank as usize * self.warps_per_block + warp.index as usize;
         match &inst.kind {
             Kind::Quick { general, .. } => self.alu(general, w, warp, m, ops),
             Kind::Work(Work::Alu(alu)) => self.alu(alu, w, warp, m, ops),
             Kind::Work(Work::Mem(access)) => self.memory(access, w, m, ops, mem),
-            Kind::Work(Work::Nop) | Kind::Flow(Flow::Bra { .. } | Flow::Exit | Flow::Yield) => {}
+            Kind::Work(Work::Nop)
+            | Kind::Flow(Flow::Bra { .. } | Flow::Exit | Flow::Yield | Flow::ClusterArrive | Flow::ClusterWait) => {}
+            // Another block's shared memory: the same address in every cluster when the
+            // offset and the rank are.
+            Kind::Work(Work::Mapa { d, a, rank, .. }) => {
+                for l in lanes(m) {
+                    if self.coef(w, *a, l) != SAME || self.coef(w, *rank, l) != SAME {
+                        return self.refuse("a `mapa` whose address or rank differs between clusters");
+                    }
+                    self.set(w, *d, l, SAME);
+                }
+            }
             Kind::Flow(Flow::Bar {
                 id, count, red: None, ..
             }) => {

@@ -44,20 +44,23 @@ fn position(grid: [u32; 3], index: u64) -> [i64; 3] {
     [index % gx, (index / gx) % gy, index / (gx * gy)].map(|v| v as i64)
 }
 
-/// Counts the launch's blocks class by class with `runner` (one block per class is run),
-/// until every block is counted or classing stops paying. `run` runs one block and is the
-/// launch's own (it turns a panic into a fault).
+/// Counts the launch's clusters (blocks, without clusters) class by class with `runner`
+/// (one cluster per class is run), until every one is counted or classing stops paying.
+/// `run` runs one cluster and is the launch's own (it turns a panic into a fault).
 pub fn count_by_class(
     runner: &mut BlockRunner,
-    blocks: u64,
     observer: &dyn Observer,
     run: impl Fn(&mut BlockRunner, u64) -> Result<(), EmuFault>,
 ) -> Result<Classed, EmuFault> {
-    let grid = runner.cfg.grid;
+    let shape = runner.cfg.cluster_shape(runner.prog);
+    // Positions and distances are in clusters.
+    let grid = shape.clusters(runner.cfg.grid);
+    let blocks_per_unit = shape.size() as u64;
+    let units: u64 = grid.iter().map(|&g| g as u64).product();
     let warps = runner.warps.len();
     let mut classed = Classed {
         tally: Tally::new(runner.prog.insts.len()),
-        left: (0..blocks).collect(),
+        left: (0..units).collect(),
         classes: 0,
         refused: None,
     };
@@ -66,7 +69,7 @@ pub fn count_by_class(
             .min_by(|&a, &b| off_centre(grid, classed.left[a]).total_cmp(&off_centre(grid, classed.left[b])))
             .expect("blocks are left");
         let representative = classed.left[nth];
-        runner.affine = Some(Box::new(AffineTracker::new(runner.prog.value_regs, warps)));
+        runner.affine = Some(Box::new(AffineTracker::new(runner.prog.value_regs, warps, shape.dims)));
         let others = std::mem::replace(&mut runner.stats, Tally::new(runner.prog.insts.len()));
         let result = run(runner, representative);
         let one = std::mem::replace(&mut runner.stats, others);
@@ -76,7 +79,7 @@ pub fn count_by_class(
         if let Some(why) = tracker.refused {
             classed.tally.merge(one);
             classed.left.remove(nth);
-            observer.blocks_finished(1);
+            observer.blocks_finished(blocks_per_unit);
             classed.refused = Some(why);
             break;
         }
@@ -89,7 +92,7 @@ pub fn count_by_class(
             !joins
         });
         classed.tally.add_times(&one, members);
-        observer.blocks_finished(members);
+        observer.blocks_finished(members * blocks_per_unit);
         if members < MIN_MEMBERS {
             break;
         }
