@@ -20,6 +20,12 @@
 //! Anything the tracker cannot follow (an unknown value reaching an address or a comparison,
 //! a warp or atomic or asynchronous instruction, a device call) refuses the whole idea for
 //! the launch: the blocks are then run one by one as always.
+//!
+//! A value that depends on the block index nearly always depends on it alike in every lane
+//! (`blockIdx.x * 32 + threadIdx.x`), so a register keeps one coefficient for all its lanes
+//! until lanes differ, and an instruction whose operands are shared that way is followed once
+//! for the warp, its conditions taken over the lanes' extremes: the tracker then costs a few
+//! plain runs of the block rather than tens.
 
 use super::constraints::Constraints;
 use crate::ir::{Alu, Cmp, Flow, Inst, IntOp, IntUnOp, Kind, MadPart, Mem, MemSpace, NumTy, Special, Src, Work};
@@ -30,6 +36,10 @@ use crate::warp::Warp;
 pub type Coef = Option<[i64; 3]>;
 
 const SAME: Coef = Some([0; 3]);
+const ALL: u32 = u32::MAX;
+/// A view that is never shared: passed with an instruction's operand views, it makes the
+/// instruction followed lane by lane (its result takes each lane's concrete value).
+const BY_LANE: View = View::Lanes([None; 32]);
 
 /// The value's part of the tracked block's execution that the tracker reads: concrete
 /// operand values, all 32 lanes, as the block runner reads them.
@@ -37,13 +47,46 @@ pub trait Operands {
     fn values(&self, src: Src) -> [u64; 32];
 }
 
+/// A register's coefficients: one shared by every lane, or lane by lane.
+#[derive(Debug, Clone, PartialEq)]
+enum RegCoef {
+    Every(Coef),
+    Lanes(Box<[Coef; 32]>),
+}
+
+/// An operand's coefficients over the lanes an instruction runs for.
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum View {
+    Shared(Coef),
+    Lanes([Coef; 32]),
+}
+
+impl View {
+    fn lane(&self, l: usize) -> Coef {
+        match self {
+            View::Shared(c) => *c,
+            View::Lanes(ls) => ls[l],
+        }
+    }
+
+    fn shared(&self) -> Option<Coef> {
+        match self {
+            View::Shared(c) => Some(*c),
+            View::Lanes(_) => None,
+        }
+    }
+}
+
 pub struct AffineTracker {
     value_regs: usize,
     warps_per_block: usize,
     /// The cluster's shape in blocks: `%ctaid` moves by it per cluster (1, 1, 1 without).
     cluster_dims: [u32; 3],
-    /// Per warp of every block of the cluster (rank by rank): `regs[reg * 32 + lane]`.
-    warps: Vec<Vec<Coef>>,
+    /// Per warp of every block of the cluster (rank by rank), per register.
+    warps: Vec<Vec<RegCoef>>,
+    /// The lanes of the warp being followed that hold a thread: a write to all of them
+    /// leaves the register shared.
+    valid: u32,
     pub constraints: Constraints,
     /// Why the launch's blocks cannot be counted by class (the first reason met).
     pub refused: Option<String>,
@@ -90,6 +133,30 @@ fn lanes(m: u32) -> impl Iterator<Item = usize> {
     (0..32).filter(move |l| (m >> l) & 1 != 0)
 }
 
+/// The lane groups of `m` that share their coefficients in every view: one group (all of
+/// `m`) when every view is shared, else one lane each.
+fn groups(m: u32, views: &[&View]) -> Vec<u32> {
+    if views.iter().all(|v| v.shared().is_some()) {
+        vec![m]
+    } else {
+        lanes(m).map(|l| 1u32 << l).collect()
+    }
+}
+
+/// For a product (or a mask) of `a` and `b`: whether the operand that is the same in every
+/// block (the factor the other's coefficient is multiplied by) has one concrete value in
+/// every lane of `m`.
+fn factor_shared(ca: View, va: &[u64; 32], cb: View, vb: &[u64; 32], m: u32) -> bool {
+    let zero = |v: View| matches!(v, View::Shared(Some(c)) if c == [0; 3]);
+    (zero(ca) && uniform(va, m)) || (zero(cb) && uniform(vb, m))
+}
+
+/// Whether the concrete `values` are the same in every lane of `m`.
+fn uniform(values: &[u64; 32], m: u32) -> bool {
+    let first = values[m.trailing_zeros() as usize & 31];
+    lanes(m).all(|l| values[l] == first)
+}
+
 impl AffineTracker {
     /// A tracker for a unit of `blocks` blocks (a cluster of `cluster_dims`, or one block)
     /// of `warps_per_block` warps each. `Δ` counts units.
@@ -102,6 +169,7 @@ impl AffineTracker {
             // Unknown until written: a register read before any write holds whatever the
             // last block left there.
             warps: vec![Vec::new(); warps_per_block * blocks],
+            valid: ALL,
             constraints: Constraints::default(),
             refused: None,
         }
@@ -113,91 +181,129 @@ impl AffineTracker {
         }
     }
 
-    fn file(&mut self, warp: usize) -> &mut Vec<Coef> {
-        let size = self.value_regs * 32;
+    fn file(&mut self, warp: usize) -> &mut Vec<RegCoef> {
+        let size = self.value_regs;
         let file = &mut self.warps[warp];
         if file.is_empty() {
-            file.resize(size, None);
+            file.resize(size, RegCoef::Every(None));
         }
         file
     }
 
-    fn coef(&mut self, warp: usize, src: Src, lane: usize) -> Coef {
-        match src {
-            Src::Reg(r) => self.file(warp)[r as usize * 32 + lane],
-            Src::Imm(_) => SAME,
-            Src::Special(s) => match s {
-                // The block's index moves by the cluster's extent per cluster.
-                Special::Ctaid(d) => {
-                    let mut c = [0; 3];
-                    c[d as usize] = self.cluster_dims[d as usize] as i64;
-                    Some(c)
-                }
-                Special::ClusterId(d) => {
-                    let mut c = [0; 3];
-                    c[d as usize] = 1;
-                    Some(c)
-                }
-                Special::Tid(_)
-                | Special::Ntid(_)
-                | Special::Nctaid(_)
-                | Special::LaneId
-                | Special::WarpId
-                | Special::NWarpId
-                | Special::LaneMaskEq
-                | Special::LaneMaskLt
-                | Special::LaneMaskLe
-                | Special::LaneMaskGt
-                | Special::LaneMaskGe
-                | Special::DynamicSmemSize
-                | Special::ClusterCtaid(_)
-                | Special::ClusterNctaid(_)
-                | Special::ClusterCtarank
-                | Special::ClusterNctarank
-                | Special::NClusterId(_)
-                | Special::IsExplicitCluster => SAME,
-                // Clocks and timers differ from block to block in no known way.
-                Special::SmId | Special::Clock | Special::Clock64 => None,
-                Special::GlobalTimer | Special::GlobalTimerLo | Special::GlobalTimerHi => None,
-            },
+    fn special(&self, s: Special) -> Coef {
+        let unit = |d: u8, by: i64| {
+            let mut c = [0; 3];
+            c[d as usize] = by;
+            Some(c)
+        };
+        match s {
+            // The block's index moves by the cluster's extent per cluster.
+            Special::Ctaid(d) => unit(d, self.cluster_dims[d as usize] as i64),
+            Special::ClusterId(d) => unit(d, 1),
+            Special::Tid(_)
+            | Special::Ntid(_)
+            | Special::Nctaid(_)
+            | Special::LaneId
+            | Special::WarpId
+            | Special::NWarpId
+            | Special::LaneMaskEq
+            | Special::LaneMaskLt
+            | Special::LaneMaskLe
+            | Special::LaneMaskGt
+            | Special::LaneMaskGe
+            | Special::DynamicSmemSize
+            | Special::ClusterCtaid(_)
+            | Special::ClusterNctaid(_)
+            | Special::ClusterCtarank
+            | Special::ClusterNctarank
+            | Special::NClusterId(_)
+            | Special::IsExplicitCluster => SAME,
+            // Clocks and timers differ from block to block in no known way.
+            Special::SmId | Special::Clock | Special::Clock64 => None,
+            Special::GlobalTimer | Special::GlobalTimerLo | Special::GlobalTimerHi => None,
         }
     }
 
-    fn set(&mut self, warp: usize, d: u16, lane: usize, c: Coef) {
-        self.file(warp)[d as usize * 32 + lane] = c;
+    /// The coefficients of `src` over the lanes `m`.
+    fn view(&mut self, warp: usize, src: Src, m: u32) -> View {
+        match src {
+            Src::Reg(r) => match &self.file(warp)[r as usize] {
+                RegCoef::Every(c) => View::Shared(*c),
+                RegCoef::Lanes(ls) => {
+                    let first = ls[m.trailing_zeros() as usize & 31];
+                    if lanes(m).all(|l| ls[l] == first) {
+                        View::Shared(first)
+                    } else {
+                        View::Lanes(**ls)
+                    }
+                }
+            },
+            Src::Imm(_) => View::Shared(SAME),
+            Src::Special(s) => View::Shared(self.special(s)),
+        }
     }
 
-    /// A value that must mean the same integer in every block it is compared or widened in:
-    /// it must not wrap in its type.
-    fn stays_in_type(&mut self, c: [i64; 3], v: u64, bits: u8, signed: bool) {
+    /// Writes `c` to the lanes of group `g` of register `d`.
+    fn write(&mut self, warp: usize, d: u16, g: u32, c: Coef) {
+        let whole = g | !self.valid == ALL;
+        let reg = &mut self.file(warp)[d as usize];
+        match reg {
+            RegCoef::Every(old) if *old == c => {}
+            _ if whole => *reg = RegCoef::Every(c),
+            RegCoef::Every(old) => {
+                let mut ls = Box::new([*old; 32]);
+                lanes(g).for_each(|l| ls[l] = c);
+                *reg = RegCoef::Lanes(ls);
+            }
+            RegCoef::Lanes(ls) => lanes(g).for_each(|l| ls[l] = c),
+        }
+    }
+
+    /// Every lane of `g` (lanes of `values`) must keep its value inside the type when moved
+    /// by `c·Δ`: the tightest lanes decide.
+    fn stays_in_type(&mut self, c: [i64; 3], values: &[u64; 32], g: u32, bits: u8, signed: bool) {
         if is_zero(c, bits) {
             return;
         }
         let (min, max) = type_range(bits, signed);
-        let v = as_int(v, bits, signed);
-        self.constraints.within(coef_int(c, bits), min - v, max - v);
+        let ints = lanes(g).map(|l| as_int(values[l], bits, signed));
+        let (low, high) = ints.fold((i128::MAX, i128::MIN), |(lo, hi), v| (lo.min(v), hi.max(v)));
+        self.constraints.within(coef_int(c, bits), min - low, max - high);
     }
 
-    /// `a cmp b` must come out in every block as it did here (`a`, `b` integers of the type).
+    /// `a cmp b` must come out in every block as it did here, in every lane of `g`.
     #[allow(clippy::too_many_arguments)]
-    fn same_outcome(&mut self, cmp: Cmp, bits: u8, signed: bool, ca: [i64; 3], va: u64, cb: [i64; 3], vb: u64) {
-        self.stays_in_type(ca, va, bits, signed);
-        self.stays_in_type(cb, vb, bits, signed);
+    fn same_outcome(
+        &mut self,
+        cmp: Cmp,
+        bits: u8,
+        signed: bool,
+        (ca, va): ([i64; 3], &[u64; 32]),
+        (cb, vb): ([i64; 3], &[u64; 32]),
+        g: u32,
+    ) {
+        self.stays_in_type(ca, va, g, bits, signed);
+        self.stays_in_type(cb, vb, g, bits, signed);
         let (ka, kb) = (coef_int(ca, bits), coef_int(cb, bits));
         let k = [0, 1, 2].map(|i| ka[i] - kb[i]);
-        // In the block Δ away, a - b = d + t with t = k·Δ.
-        let d = as_int(va, bits, signed) - as_int(vb, bits, signed);
-        let (min, max) = (i128::MIN, i128::MAX);
-        let c = &mut self.constraints;
-        match cmp {
-            Cmp::Eq | Cmp::Ne if d == 0 => c.within(k, 0, 0),
-            Cmp::Eq | Cmp::Ne => c.not_equal(k, -d),
-            Cmp::Lt | Cmp::Ge if d < 0 => c.within(k, min, -d - 1),
-            Cmp::Lt | Cmp::Ge => c.within(k, -d, max),
-            Cmp::Le | Cmp::Gt if d <= 0 => c.within(k, min, -d),
-            Cmp::Le | Cmp::Gt => c.within(k, -d + 1, max),
-            _ => self.refuse("a float comparison of integers"),
+        if k == [0; 3] {
+            return; // the difference is the same in every block
         }
+        // In the block Δ away, a - b = d + t with t = k·Δ: each lane bounds t.
+        let (mut lo, mut hi) = (i128::MIN, i128::MAX);
+        for l in lanes(g) {
+            let d = as_int(va[l], bits, signed) - as_int(vb[l], bits, signed);
+            match cmp {
+                Cmp::Eq | Cmp::Ne if d == 0 => (lo, hi) = (lo.max(0), hi.min(0)),
+                Cmp::Eq | Cmp::Ne => self.constraints.not_equal(k, -d),
+                Cmp::Lt | Cmp::Ge if d < 0 => hi = hi.min(-d - 1),
+                Cmp::Lt | Cmp::Ge => lo = lo.max(-d),
+                Cmp::Le | Cmp::Gt if d <= 0 => hi = hi.min(-d),
+                Cmp::Le | Cmp::Gt => lo = lo.max(-d + 1),
+                _ => return self.refuse("a float comparison of integers"),
+            }
+        }
+        self.constraints.within(k, lo, hi);
     }
 
     /// Notes what the instruction about to run for lanes `m` of `warp` does to the values'
@@ -208,6 +314,7 @@ impl AffineTracker {
             return;
         }
         let w = rank as usize * self.warps_per_block + warp.index as usize;
+        self.valid = warp.valid;
         match &inst.kind {
             Kind::Quick { general, .. } => self.alu(general, w, warp, m, ops),
             Kind::Work(Work::Alu(alu)) => self.alu(alu, w, warp, m, ops),
@@ -217,18 +324,16 @@ impl AffineTracker {
             // Another block's shared memory: the same address in every cluster when the
             // offset and the rank are.
             Kind::Work(Work::Mapa { d, a, rank, .. }) => {
-                for l in lanes(m) {
-                    if self.coef(w, *a, l) != SAME || self.coef(w, *rank, l) != SAME {
-                        return self.refuse("a `mapa` whose address or rank differs between clusters");
-                    }
-                    self.set(w, *d, l, SAME);
+                if self.view(w, *a, m) != View::Shared(SAME) || self.view(w, *rank, m) != View::Shared(SAME) {
+                    return self.refuse("a `mapa` whose address or rank differs between clusters");
                 }
+                self.write(w, *d, m, SAME);
             }
             Kind::Flow(Flow::Bar {
                 id, count, red: None, ..
             }) => {
                 for src in std::iter::once(*id).chain(*count) {
-                    if lanes(m).any(|l| self.coef(w, src, l) != SAME) {
+                    if self.view(w, src, m) != View::Shared(SAME) {
                         self.refuse("a barrier whose number or count differs between blocks");
                     }
                 }
@@ -240,10 +345,8 @@ impl AffineTracker {
     fn alu(&mut self, alu: &Alu, w: usize, warp: &Warp, m: u32, ops: &dyn Operands) {
         match *alu {
             Alu::Mov { d, a } | Alu::Cvta { d, a, .. } => {
-                for l in lanes(m) {
-                    let c = self.coef(w, a, l);
-                    self.set(w, d, l, c);
-                }
+                let va = self.view(w, a, m);
+                self.each(w, d, m, &[&va], |_, g| va.lane(g.trailing_zeros() as usize));
             }
             Alu::IntBin {
                 op,
@@ -254,15 +357,15 @@ impl AffineTracker {
                 b,
             } => self.int_bin(op, bits, signed, d, a, b, w, m, ops),
             Alu::IntUn { op, bits, d, a } => {
-                for l in lanes(m) {
-                    let c = match (op, self.coef(w, a, l)) {
+                let va = self.view(w, a, m);
+                self.each(w, d, m, &[&va], |_, g| {
+                    match (op, va.lane(g.trailing_zeros() as usize)) {
                         (_, Some(c)) if is_zero(c, bits) => SAME,
                         // -x, and !x = -x - 1.
                         (IntUnOp::Neg | IntUnOp::Not, Some(c)) => Some(scale(c, -1)),
                         _ => None,
-                    };
-                    self.set(w, d, l, c);
-                }
+                    }
+                });
             }
             Alu::MulWide { bits, signed, d, a, b } => self.mul_wide(bits, signed, d, a, b, None, w, m, ops),
             Alu::Mad {
@@ -275,42 +378,50 @@ impl AffineTracker {
                 c,
             } => match part {
                 MadPart::Lo => {
+                    let vc = self.view(w, c, m);
                     self.int_bin(IntOp::MulLo, bits, signed, d, a, b, w, m, ops);
-                    for l in lanes(m) {
-                        let sum = match (self.file(w)[d as usize * 32 + l], self.coef(w, c, l)) {
-                            (Some(x), Some(y)) => Some(add(x, y)),
-                            _ => None,
-                        };
-                        self.set(w, d, l, sum);
-                    }
+                    let product = self.view(w, Src::Reg(d), m);
+                    self.each(w, d, m, &[&product, &vc], |_, g| {
+                        let l = g.trailing_zeros() as usize;
+                        Some(add(product.lane(l)?, vc.lane(l)?))
+                    });
                 }
                 MadPart::Wide => self.mul_wide(bits, signed, d, a, b, Some(c), w, m, ops),
                 MadPart::Hi => self.all_same_or_unknown(&[a, b, c], d, w, m),
             },
             Alu::Setp { cmp, ty, a, b, .. } => {
+                let (ca, cb) = (self.view(w, a, m), self.view(w, b, m));
+                if ca == View::Shared(SAME) && cb == View::Shared(SAME) {
+                    return;
+                }
                 let (va, vb) = (ops.values(a), ops.values(b));
-                for l in lanes(m) {
-                    let (ca, cb) = (self.coef(w, a, l), self.coef(w, b, l));
-                    match (ty, ca, cb) {
+                for g in groups(m, &[&ca, &cb]) {
+                    let l = g.trailing_zeros() as usize;
+                    match (ty, ca.lane(l), cb.lane(l)) {
                         (_, Some(x), Some(y)) if x == [0; 3] && y == [0; 3] => {}
                         (NumTy::Int { bits, signed }, Some(x), Some(y)) => {
-                            self.same_outcome(cmp, bits, signed, x, va[l], y, vb[l])
+                            self.same_outcome(cmp, bits, signed, (x, &va), (y, &vb), g)
                         }
-                        _ => self.refuse("a comparison of values that differ between blocks in no known way"),
+                        _ => return self.refuse("a comparison of values that differ between blocks in no known way"),
                     }
                 }
             }
             Alu::Selp { d, a, b, p } => {
                 let chosen = warp.pred(p);
-                for l in lanes(m) {
-                    let c = self.coef(w, if (chosen >> l) & 1 != 0 { a } else { b }, l);
-                    self.set(w, d, l, c);
+                let (ca, cb) = (self.view(w, a, m), self.view(w, b, m));
+                // Lanes taking `a` and lanes taking `b` are written apart; each part is
+                // shared when its operand is.
+                for (part, view) in [(m & chosen, ca), (m & !chosen, cb)] {
+                    if part != 0 {
+                        self.each(w, d, part, &[&view], |_, g| view.lane(g.trailing_zeros() as usize));
+                    }
                 }
             }
             Alu::Cvt { to, from, d, a, .. } => {
+                let ca = self.view(w, a, m);
                 let va = ops.values(a);
-                for l in lanes(m) {
-                    let c = match (to, from, self.coef(w, a, l)) {
+                self.each(w, d, m, &[&ca], |me, g| {
+                    match (to, from, ca.lane(g.trailing_zeros() as usize)) {
                         (_, _, Some(c)) if c == [0; 3] => SAME,
                         (
                             NumTy::Int { bits: to_bits, .. },
@@ -322,16 +433,15 @@ impl AffineTracker {
                         ) => {
                             if to_bits > from_bits {
                                 // Widening: exact while the narrow value does not wrap.
-                                self.stays_in_type(c, va[l], from_bits, signed);
+                                me.stays_in_type(c, &va, g, from_bits, signed);
                                 Some(coef_int(c, from_bits).map(|v| v as i64))
                             } else {
                                 Some(c) // narrowing keeps the relation mod 2^to_bits
                             }
                         }
                         _ => None,
-                    };
-                    self.set(w, d, l, c);
-                }
+                    }
+                });
             }
             Alu::PredSet { .. } => {}
             Alu::Bfe { d, a, pos, len, .. } => self.all_same_or_unknown(&[a, pos, len], d, w, m),
@@ -341,22 +451,31 @@ impl AffineTracker {
             Alu::FUn { d, a, .. } => self.all_same_or_unknown(&[a], d, w, m),
             Alu::Pack { d, ref parts, .. } => self.all_same_or_unknown(parts, d, w, m),
             Alu::Unpack { ref ds, a, .. } => {
-                for l in lanes(m) {
-                    let c = if self.coef(w, a, l) == SAME { SAME } else { None };
-                    for d in ds.iter().flatten() {
-                        self.set(w, *d, l, c);
-                    }
+                let same = self.view(w, a, m) == View::Shared(SAME);
+                for d in ds.iter().flatten() {
+                    self.write(w, *d, m, if same { SAME } else { None });
                 }
             }
         }
     }
 
+    /// Writes `d` group by group: `f(tracker, group)` gives the group's coefficient; the
+    /// groups are all of `m` at once when every view in `views` is shared.
+    fn each(&mut self, w: usize, d: u16, m: u32, views: &[&View], mut f: impl FnMut(&mut Self, u32) -> Coef) {
+        for g in groups(m, views) {
+            let c = f(self, g);
+            self.write(w, d, g, c);
+        }
+    }
+
     /// The result is the same in every block when every operand is, else unknown.
     fn all_same_or_unknown(&mut self, srcs: &[Src], d: u16, w: usize, m: u32) {
-        for l in lanes(m) {
-            let same = srcs.iter().all(|s| self.coef(w, *s, l) == SAME);
-            self.set(w, d, l, if same { SAME } else { None });
-        }
+        let views: Vec<View> = srcs.iter().map(|s| self.view(w, *s, m)).collect();
+        let refs: Vec<&View> = views.iter().collect();
+        self.each(w, d, m, &refs, |_, g| {
+            let l = g.trailing_zeros() as usize;
+            views.iter().all(|v| v.lane(l) == SAME).then_some([0; 3])
+        });
     }
 
     #[allow(clippy::too_many_arguments)]
@@ -372,10 +491,25 @@ impl AffineTracker {
         m: u32,
         ops: &dyn Operands,
     ) {
+        let (ca, cb) = (self.view(w, a, m), self.view(w, b, m));
+        if ca == View::Shared(SAME) && cb == View::Shared(SAME) {
+            return self.write(w, d, m, SAME);
+        }
         let (va, vb) = (ops.values(a), ops.values(b));
-        for l in lanes(m) {
-            let (ca, cb) = (self.coef(w, a, l), self.coef(w, b, l));
-            let c = match (ca, cb) {
+        // The result takes a concrete value (a factor, a shift, a mask, a comparison's
+        // outcome) lane by lane unless every lane has the same.
+        let concrete_shared = match op {
+            IntOp::MulLo | IntOp::And => factor_shared(ca, &va, cb, &vb, m),
+            IntOp::Shl | IntOp::Shr => uniform(&vb, m),
+            IntOp::Min | IntOp::Max => uniform(&va, m) && uniform(&vb, m),
+            _ => true,
+        };
+        let lane_values = !concrete_shared;
+        let views = [ca, cb, if lane_values { BY_LANE } else { View::Shared(None) }];
+        let refs: Vec<&View> = views.iter().collect();
+        self.each(w, d, m, &refs, |me, g| {
+            let l = g.trailing_zeros() as usize;
+            match (ca.lane(l), cb.lane(l)) {
                 (Some(x), Some(y)) if is_zero(x, bits) && is_zero(y, bits) => SAME,
                 (Some(x), Some(y)) => match op {
                     IntOp::Add => Some(add(x, y)),
@@ -390,37 +524,39 @@ impl AffineTracker {
                             x.map(|v| v.wrapping_shl(shift))
                         })
                     }
-                    IntOp::Shr if is_zero(y, bits) => self.shift_right(x, va[l], vb[l] as u32, bits, signed),
+                    IntOp::Shr if is_zero(y, bits) => me.shift_right(x, &va, g, vb[l] as u32, bits, signed),
                     // `x & (2^k - 1)` of a value that moves by multiples of 2^k.
                     IntOp::And if is_zero(y, bits) => low_bits(x, vb[l], bits),
                     IntOp::And if is_zero(x, bits) => low_bits(y, va[l], bits),
                     IntOp::Min | IntOp::Max => {
                         let less = as_int(va[l], bits, signed) < as_int(vb[l], bits, signed);
-                        self.same_outcome(Cmp::Lt, bits, signed, x, va[l], y, vb[l]);
+                        // Within a group every lane must choose alike: one lane per group
+                        // when the choice differs between lanes.
+                        me.same_outcome(Cmp::Lt, bits, signed, (x, &va), (y, &vb), g);
                         let take_a = less == (op == IntOp::Min);
                         Some(if take_a { x } else { y })
                     }
                     _ => None,
                 },
                 (None, _) | (_, None) if matches!(op, IntOp::Min | IntOp::Max) => {
-                    self.refuse("a min or max of a value that differs between blocks in no known way");
+                    me.refuse("a min or max of a value that differs between blocks in no known way");
                     None
                 }
                 _ => None,
-            };
-            self.set(w, d, l, c);
-        }
+            }
+        });
     }
 
     /// `x >> shift` for a value that moves by multiples of 2^shift: exact while it does not
     /// wrap in its type.
-    fn shift_right(&mut self, c: [i64; 3], v: u64, shift: u32, bits: u8, signed: bool) -> Coef {
+    #[allow(clippy::too_many_arguments)]
+    fn shift_right(&mut self, c: [i64; 3], values: &[u64; 32], g: u32, shift: u32, bits: u8, signed: bool) -> Coef {
         let k = coef_int(c, bits);
         let unit = 1i128 << shift.min(100);
         if shift >= bits as u32 || k.iter().any(|x| x % unit != 0) {
             return None;
         }
-        self.stays_in_type(c, v, bits, signed);
+        self.stays_in_type(c, values, g, bits, signed);
         Some(k.map(|x| (x / unit) as i64))
     }
 
@@ -438,72 +574,79 @@ impl AffineTracker {
         m: u32,
         ops: &dyn Operands,
     ) {
+        let (ca, cb) = (self.view(w, a, m), self.view(w, b, m));
+        let cc = c.map(|c| self.view(w, c, m));
         let (va, vb) = (ops.values(a), ops.values(b));
-        for l in lanes(m) {
-            let (ca, cb) = (self.coef(w, a, l), self.coef(w, b, l));
-            let product = match (ca, cb) {
+        // The product takes the concrete value of the operand that is the same in every
+        // block lane by lane, unless every lane has the same.
+        let lane_values = !factor_shared(ca, &va, cb, &vb, m);
+        let views = [
+            ca,
+            cb,
+            cc.unwrap_or(View::Shared(SAME)),
+            if lane_values { BY_LANE } else { View::Shared(None) },
+        ];
+        let refs: Vec<&View> = views.iter().collect();
+        self.each(w, d, m, &refs, |me, g| {
+            let l = g.trailing_zeros() as usize;
+            let product = match (ca.lane(l), cb.lane(l)) {
                 (Some(x), Some(y)) if is_zero(x, bits) && is_zero(y, bits) => SAME,
                 (Some(x), Some(y)) if is_zero(x, bits) => {
-                    self.stays_in_type(y, vb[l], bits, signed);
+                    me.stays_in_type(y, &vb, g, bits, signed);
                     Some(coef_int(y, bits).map(|v| (v as i64).wrapping_mul(as_int(va[l], bits, signed) as i64)))
                 }
                 (Some(x), Some(y)) if is_zero(y, bits) => {
-                    self.stays_in_type(x, va[l], bits, signed);
+                    me.stays_in_type(x, &va, g, bits, signed);
                     Some(coef_int(x, bits).map(|v| (v as i64).wrapping_mul(as_int(vb[l], bits, signed) as i64)))
                 }
                 _ => None,
             };
-            let sum = match (product, c.map(|c| self.coef(w, c, l))) {
+            match (product, cc.map(|v| v.lane(l))) {
                 (p, None) => p,
                 (Some(p), Some(Some(y))) => Some(add(p, y)),
                 _ => None,
-            };
-            self.set(w, d, l, sum);
-        }
+            }
+        });
     }
 
     fn memory(&mut self, access: &Mem, w: usize, m: u32, ops: &dyn Operands, mem: &GlobalMemory) {
         let addr = access.addr();
-        let base = addr.base.map(|r| ops.values(Src::Reg(r)));
-        let base_coef: Vec<(usize, Coef)> = lanes(m)
-            .map(|l| (l, addr.base.map_or(SAME, |r| self.coef(w, Src::Reg(r), l))))
-            .collect();
-        let same_everywhere = base_coef.iter().all(|(_, c)| *c == SAME);
-        let loaded = match access {
-            Mem::Load(load) => load.ds.iter().flatten().copied().collect(),
-            Mem::Store(_) => Vec::new(),
+        let base = match addr.base {
+            Some(r) => self.view(w, Src::Reg(r), m),
+            None => View::Shared(SAME),
         };
-        let loaded_coef = match access.space() {
-            MemSpace::Param | MemSpace::Const => SAME,
-            _ => None,
-        };
-        for l in lanes(m) {
-            for d in &loaded {
-                self.set(w, *d, l, loaded_coef);
+        if let Mem::Load(load) = access {
+            let loaded = match access.space() {
+                MemSpace::Param | MemSpace::Const => SAME,
+                _ => None,
+            };
+            for d in load.ds.iter().flatten() {
+                self.write(w, *d, m, loaded);
             }
         }
-        if same_everywhere {
+        if base == View::Shared(SAME) {
             return;
         }
         if !matches!(access.space(), MemSpace::Global | MemSpace::Generic) {
             return self.refuse("a parameter, shared or local address that differs between blocks");
         }
-        let Some(c) = base_coef[0].1.filter(|c| base_coef.iter().all(|(_, x)| *x == Some(*c))) else {
+        let Some(Some(c)) = base.shared() else {
             return self.refuse("a global access whose lanes move differently between blocks");
         };
         self.constraints.whole_sectors(c);
         let size = access.bytes() as u64 * access.elements() as u64;
-        let base = base.expect("an address that moves has a base register");
-        for (l, _) in base_coef {
-            let address = base[l].wrapping_add(addr.offset as u64);
+        let values = ops.values(Src::Reg(addr.base.expect("an address that moves has a base register")));
+        let (mut lo, mut hi) = (i128::MIN, i128::MAX);
+        for l in lanes(m) {
+            let address = values[l].wrapping_add(addr.offset as u64);
             let Ok(buffer) = mem.find(address, size as u32) else {
                 return self.refuse("a global access outside every buffer");
             };
             let buffer = &mem.buffers[buffer];
-            let (lo, hi) = (buffer.base as i128, buffer.end() as i128 - size as i128);
-            self.constraints
-                .within(c.map(|v| v as i128), lo - address as i128, hi - address as i128);
+            lo = lo.max(buffer.base as i128 - address as i128);
+            hi = hi.min(buffer.end() as i128 - size as i128 - address as i128);
         }
+        self.constraints.within(c.map(|v| v as i128), lo, hi);
     }
 }
 

@@ -7,14 +7,17 @@
 //! arrive (ranges intersected), so a block is checked against a handful of them however many
 //! lanes and instructions gave them.
 
+use std::collections::BTreeSet;
+
 /// Where `t = k·Δ` may lie for one `k`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 struct Allowed {
     k: [i128; 3],
     lo: i128,
     hi: i128,
-    /// Values `t` must not take (a `!=` that held in the representative).
-    not: Vec<i128>,
+    /// Values `t` must not take (a `!=` that held in the representative): a set, since a
+    /// loop's test of its counter adds one per iteration.
+    not: BTreeSet<i128>,
 }
 
 /// The conditions a block must meet to be counted as the representative was.
@@ -50,7 +53,7 @@ impl Constraints {
                         k,
                         lo: i128::MIN,
                         hi: i128::MAX,
-                        not: Vec::new(),
+                        not: BTreeSet::new(),
                     });
                     self.ranges.len() - 1
                 }
@@ -72,10 +75,7 @@ impl Constraints {
     /// `t = k·Δ` must not be `value`.
     pub fn not_equal(&mut self, k: [i128; 3], value: i128) {
         if k != [0; 3] {
-            let a = self.on(k);
-            if !a.not.contains(&value) {
-                a.not.push(value);
-            }
+            self.on(k).not.insert(value);
         }
     }
 
