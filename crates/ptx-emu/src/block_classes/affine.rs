@@ -54,7 +54,9 @@ enum RegCoef {
     Lanes(Box<[Coef; 32]>),
 }
 
-/// An operand's coefficients over the lanes an instruction runs for.
+/// An operand's coefficients over the lanes an instruction runs for. It lives on the stack
+/// for one instruction: boxing the lanes would allocate per instruction followed.
+#[allow(clippy::large_enum_variant)]
 #[derive(Debug, Clone, Copy, PartialEq)]
 enum View {
     Shared(Coef),
