@@ -13,7 +13,6 @@ use haloscope::compile::{Target, compile_kernel};
 use haloscope::harness::random_inputs;
 use haloscope::lesson::Lesson;
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 /// Sizes with ragged edges, per lesson dimension count.
 fn ragged_sizes(lesson: &Lesson) -> Vec<u32> {
@@ -123,18 +122,7 @@ fn counting_by_class_counts_what_every_block_counts_on_the_course_and_learner_ke
 #[test]
 fn counting_by_class_counts_what_every_block_counts_on_a_generated_corpus() {
     let course = common::course();
-    let corpus = std::env::temp_dir().join(format!("haloscope-classes-corpus-{}", std::process::id()));
-    let generated = Command::new("python3")
-        .arg(common::root().join("scripts/hazards/generate.py"))
-        .args(["--seed", "1", "--out"])
-        .arg(&corpus)
-        .output()
-        .expect("python3 runs scripts/hazards/generate.py");
-    assert!(
-        generated.status.success(),
-        "{}",
-        String::from_utf8_lossy(&generated.stderr)
-    );
+    let corpus = common::generated_corpus(1, "classes-corpus", false);
     let (mut compared, mut skipped) = (0, 0);
     for lesson in &course.lessons {
         let dir = corpus.join(&lesson.id);

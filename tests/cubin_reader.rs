@@ -11,7 +11,6 @@ use haloscope::compile::machine_code::{self, REFERENCE_SM};
 use haloscope::compile::{Target, compile_kernel, cubin, kernel_file};
 use haloscope::lesson::Lesson;
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 /// How one kernel went.
 enum Outcome {
@@ -102,18 +101,7 @@ fn the_reader_finds_what_nvdisasm_finds_in_every_course_and_learner_kernel() {
 #[test]
 fn the_reader_finds_what_nvdisasm_finds_in_a_generated_corpus() {
     let course = common::course();
-    let corpus = std::env::temp_dir().join(format!("haloscope-cubin-corpus-{}", std::process::id()));
-    let generated = Command::new("python3")
-        .arg(common::root().join("scripts/hazards/generate.py"))
-        .args(["--seed", "1", "--out"])
-        .arg(&corpus)
-        .output()
-        .expect("python3 runs scripts/hazards/generate.py");
-    assert!(
-        generated.status.success(),
-        "{}",
-        String::from_utf8_lossy(&generated.stderr)
-    );
+    let corpus = common::generated_corpus(1, "cubin-corpus", false);
     let (mut agreed, mut not_read) = (0, Vec::new());
     for lesson in &course.lessons {
         let dir = corpus.join(&lesson.id);

@@ -87,18 +87,7 @@ fn a_seed_held_out_from_the_expectations_agrees_as_well() {
 /// Generates the corpus of `seed` and checks every kernel `tsv` lists; `all`: the TSV must
 /// list every kernel the generator makes.
 fn check_seed(seed: u32, tsv: &str, all: bool) {
-    let corpus = std::env::temp_dir().join(format!("haloscope-hazard-corpus-{}-{seed}", std::process::id()));
-    let generated = Command::new("python3")
-        .arg(common::root().join("scripts/hazards/generate.py"))
-        .args(["--seed", &seed.to_string(), "--with-tests", "--out"])
-        .arg(&corpus)
-        .output()
-        .expect("python3 runs scripts/hazards/generate.py");
-    assert!(
-        generated.status.success(),
-        "{}",
-        String::from_utf8_lossy(&generated.stderr)
-    );
+    let corpus = common::generated_corpus(seed, "hazard-corpus", true);
     let manifest: Vec<serde_json::Value> =
         serde_json::from_str(&std::fs::read_to_string(corpus.join("manifest.json")).unwrap()).unwrap();
     let expected = expected(tsv);

@@ -179,3 +179,28 @@ pub fn run_on_emulator(lesson: &str, kernel: &str, seed: u64) -> haloscope::repo
         &haloscope::backend::CancelFlag::default(),
     )
 }
+
+/// The hazard corpus of `seed` (scripts/hazards/generate.py), generated into a temporary
+/// folder named for `purpose`: generated kernels nobody wrote for the test at hand. With
+/// `with_tests`, the kernels written for tests/hazards.rs are copied into its tests/ too.
+pub fn generated_corpus(seed: u32, purpose: &str, with_tests: bool) -> PathBuf {
+    let corpus = std::env::temp_dir().join(format!("haloscope-{purpose}-{}-{seed}", std::process::id()));
+    let mut command = Command::new("python3");
+    command
+        .arg(root().join("scripts/hazards/generate.py"))
+        .args(["--seed", &seed.to_string()]);
+    if with_tests {
+        command.arg("--with-tests");
+    }
+    let generated = command
+        .arg("--out")
+        .arg(&corpus)
+        .output()
+        .expect("python3 runs scripts/hazards/generate.py");
+    assert!(
+        generated.status.success(),
+        "{}",
+        String::from_utf8_lossy(&generated.stderr)
+    );
+    corpus
+}
