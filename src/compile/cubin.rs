@@ -16,7 +16,6 @@
 //! tests/cubin_reader.rs holds the reader to nvdisasm's answer on every kernel of the course,
 //! the learner kernels and a generated corpus.
 
-use super::machine_code::SassGlobal;
 use super::sass_opcodes::{SassClass, class_of};
 use object::{Object, ObjectSection};
 use std::collections::BTreeMap;
@@ -24,12 +23,23 @@ use std::collections::BTreeMap;
 /// Bytes of one sm_90 instruction.
 const INSTRUCTION_BYTES: usize = 16;
 
+/// One global memory SASS instruction, as this reader and nvdisasm's listing
+/// (`machine_code::sass_global_instructions`) both give it: the PTX line it came from and,
+/// when the line table puts it in the kernel's own file, its source line.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SassGlobal {
+    pub ptx_line: u32,
+    pub source_line: Option<u32>,
+    /// Its offset in the function's code (CUPTI's `pcOffset`).
+    pub offset: u32,
+}
+
 /// Rows of one line table: (first offset, file, line), in offset order; a row holds until
 /// the next one.
 type Rows = Vec<(u64, String, u32)>;
 
 /// The global memory instructions of the cubin's one kernel, as the nvdisasm route gives
-/// them (`machine_code::sass_global_instructions`): PTX line, source line (the kernel file's
+/// them: PTX line, source line (the kernel file's
 /// own, else the kernel line of the PTX instruction: `kernel_lines`), offset. Err says why
 /// the cubin was not read (several functions, an opcode not in the table, no line tables):
 /// the caller falls back to nvdisasm.

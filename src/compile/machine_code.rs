@@ -18,6 +18,7 @@
 //!   (`.loc 1 0 0`) is one of the line's loads on the GPU. The emulator books their sectors
 //!   where the GPU does, so the per-line figures agree as well as the totals.
 
+pub use super::cubin::SassGlobal;
 use crate::cudalibs::nvdisasm;
 use ptx_emu::{Control, DecodedLine};
 use serde::{Deserialize, Serialize};
@@ -412,16 +413,6 @@ pub fn kernel_file(ptx: &str) -> String {
         .and_then(|rest| rest.split('"').nth(1))
         .unwrap_or_default()
         .to_string()
-}
-
-/// One global memory SASS instruction: the PTX line it came from and, when the line table
-/// puts it in the kernel's own file, its source line.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct SassGlobal {
-    pub ptx_line: u32,
-    pub source_line: Option<u32>,
-    /// Its offset in the function's code (CUPTI's `pcOffset`).
-    pub offset: u32,
 }
 
 fn per_ptx_line(instructions: &[SassGlobal]) -> BTreeMap<u32, u32> {

@@ -2,7 +2,7 @@
 //! and each keeps its own counters; the first fault (lowest block) stops the launch.
 
 use super::block::{BlockRunner, LaunchConfig};
-use super::block_classes::count_by_class;
+use super::class_launch::count_by_class;
 use super::fault::{EmuFault, EmuFaultKind};
 use super::ir::Program;
 use super::memory::GlobalMemory;

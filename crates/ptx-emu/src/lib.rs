@@ -27,6 +27,7 @@ mod block_classes;
 mod block_memory;
 mod cancel;
 mod cfg;
+mod class_launch;
 mod cluster;
 mod cluster_run;
 mod count_slice;

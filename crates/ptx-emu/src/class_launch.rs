@@ -1,10 +1,11 @@
-//! The launch's first phase when it counts by class: representatives run one at a time on
+//! The launch's first phase when it counts by class (block_classes/ says how a class is
+//! found): representatives run one at a time on
 //! the caller's thread, each followed by the tracker, and every block still unclassed that
 //! meets a representative's conditions is counted with it. What is left (the tracker was
 //! refused, or the classes stopped paying) goes to the launch's parallel phase.
 
-use super::affine::AffineTracker;
 use crate::block::BlockRunner;
+use crate::block_classes::AffineTracker;
 use crate::fault::EmuFault;
 use crate::observe::Observer;
 use crate::stats::Tally;
