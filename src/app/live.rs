@@ -15,10 +15,8 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 /// How long the text must rest before a count starts. It is part of the wait the learner
-/// sees (the figures are due 250 ms after the last keystroke, and a count of the founding
-/// lessons' kernels takes 40-60 ms on two cores since the cut kernel is counted by class and
-/// the cubin read without nvdisasm), so it is short: a count started between two keystrokes
-/// is dropped by the second, which costs only a little CPU.
+/// sees (the figures are due 250 ms after the last keystroke), so it is short: a count
+/// started between two keystrokes is dropped by the second, which costs only a little CPU.
 pub const REST: Duration = Duration::from_millis(60);
 
 type Outcome = Result<LiveFigures, LiveFailure>;

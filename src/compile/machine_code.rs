@@ -18,7 +18,6 @@
 //!   (`.loc 1 0 0`) is one of the line's loads on the GPU. The emulator books their sectors
 //!   where the GPU does, so the per-line figures agree as well as the totals.
 
-pub use super::cubin::SassGlobal;
 use crate::cudalibs::nvdisasm;
 use ptx_emu::{Control, DecodedLine};
 use serde::{Deserialize, Serialize};
@@ -174,53 +173,6 @@ pub fn check(ptx: &str, cubin: &[u8], sm: u32) -> Result<MachineCode, String> {
     Ok(code)
 }
 
-/// The part of [`check`] that moves the sector figures (`removed_ptx_lines`, `moved_ptx_lines`
-/// and the per-line counts), read from the cubin itself (cubin.rs) in about a millisecond
-/// instead of nvdisasm's third of a second: what the live count waits for. The notes that
-/// only explain (loops, exits, lines with code, inlined headers) are left empty; a Run makes
-/// the whole check. A check already made for this kernel is answered from the cache; a
-/// cubin the reader cannot read (an opcode it does not know, several functions) is checked
-/// with nvdisasm.
-pub fn figures_check(ptx: &str, cubin: &[u8], sm: u32) -> Result<MachineCode, String> {
-    let same = |(p, c, s): &(String, Vec<u8>, u32)| p == ptx && c == cubin && *s == sm;
-    if let Some(code) = recent_checks()
-        .iter()
-        .find(|(key, _)| same(key))
-        .map(|(_, code)| code.clone())
-    {
-        return Ok(code);
-    }
-    let file = kernel_file(ptx);
-    let kernel_lines = kernel_lines_of_ptx(ptx);
-    match super::cubin::global_instructions(cubin, &file, &kernel_lines) {
-        Ok(instructions) => Ok(figures_of(ptx, &instructions, sm)),
-        Err(_) => check(ptx, cubin, sm),
-    }
-}
-
-/// The global memory instructions of `cubin` as nvdisasm lists them (the reference the cubin
-/// reader is tested against: tests/cubin_reader.rs).
-pub fn global_instructions_by_nvdisasm(ptx: &str, cubin: &[u8]) -> Result<Vec<SassGlobal>, String> {
-    let sass = disassembled(cubin)?;
-    Ok(sass_global_instructions(
-        &sass,
-        &kernel_file(ptx),
-        &kernel_lines_of_ptx(ptx),
-    ))
-}
-
-/// PTX line -> the kernel's own source line (`kernel_lines_of_ptx`), for callers outside.
-pub fn kernel_lines(ptx: &str) -> BTreeMap<u32, u32> {
-    kernel_lines_of_ptx(ptx)
-}
-
-/// What the global memory instructions of the machine code do to the figures.
-fn figures_of(ptx: &str, instructions: &[SassGlobal], sm: u32) -> MachineCode {
-    let mut code = compare(ptx, &per_ptx_line(instructions), sm);
-    code.moved_ptx_lines = moved_lines(ptx, instructions);
-    code
-}
-
 /// The last checks made in this process: (PTX, cubin, sm) and the answer.
 type RecentChecks = Vec<((String, Vec<u8>, u32), MachineCode)>;
 
@@ -234,7 +186,8 @@ fn check_uncached(ptx: &str, cubin: &[u8], sm: u32) -> Result<MachineCode, Strin
     let file = kernel_file(ptx);
     let kernel_lines = kernel_lines_of_ptx(ptx);
     let instructions = sass_global_instructions(&sass, &file, &kernel_lines);
-    let mut code = figures_of(ptx, &instructions, sm);
+    let mut code = compare(ptx, &per_ptx_line(&instructions), sm);
+    code.moved_ptx_lines = moved_lines(ptx, &instructions);
     code.source_lines_with_code = sass_source_lines(&sass, &file, &kernel_lines);
     code.inlined_global_lines = inlined_global_lines(&sass, &file, &kernel_lines);
     code.out_of_loop = out_of_loop(ptx, &sass);
@@ -413,6 +366,16 @@ pub fn kernel_file(ptx: &str) -> String {
         .and_then(|rest| rest.split('"').nth(1))
         .unwrap_or_default()
         .to_string()
+}
+
+/// One global memory SASS instruction: the PTX line it came from and, when the line table
+/// puts it in the kernel's own file, its source line.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SassGlobal {
+    pub ptx_line: u32,
+    pub source_line: Option<u32>,
+    /// Its offset in the function's code (CUPTI's `pcOffset`).
+    pub offset: u32,
 }
 
 fn per_ptx_line(instructions: &[SassGlobal]) -> BTreeMap<u32, u32> {

@@ -4,7 +4,6 @@
 //! compilers depend on this module and never on each other.
 
 mod contract_probe;
-pub mod cubin;
 mod diagnostics;
 mod entry_check;
 mod include_guard;
@@ -14,7 +13,6 @@ mod nvrtc;
 mod nvrtc_api;
 mod request;
 mod rustc;
-mod sass_opcodes;
 
 pub use contract_probe::PROBE_FILE;
 pub use diagnostics::{Diagnostic, Severity, parse_nvrtc_log};

@@ -44,9 +44,8 @@ pub fn live_count(lesson: &Lesson, request: &RunRequest, cancel: &CancelFlag) ->
         return Err(LiveFailure::Cancelled);
     }
     // What ptxas did to the global accesses moves and removes sectors in the Run's figures:
-    // the part of the check that does, read from the cubin itself (machine_code::
-    // figures_check: no nvdisasm, unless the cubin has something the reader does not know),
-    // alongside the launch and joined when the counts are turned into figures.
+    // the same check here (cached per PTX and cubin, so a Run after it pays nothing), run by
+    // nvdisasm alongside the launch and joined when the counts are turned into figures.
     // The emulator backend's own profile step (one launch at the profile size, counted), with
     // the checks off. The seed does not change the sectors (addresses do not depend on values).
     let mut emulator = EmulatorBackend::new(EmulatorOptions {
@@ -58,7 +57,7 @@ pub fn live_count(lesson: &Lesson, request: &RunRequest, cancel: &CancelFlag) ->
         let machine = match (kernel.target, kernel.cubin.as_deref()) {
             (Target::Cubin { sm }, Some(cubin)) => {
                 let ptx = &kernel.ptx;
-                Some(scope.spawn(move || machine_code::figures_check(ptx, cubin, sm).ok()))
+                Some(scope.spawn(move || machine_code::check(ptx, cubin, sm).ok()))
             }
             _ => None,
         };
