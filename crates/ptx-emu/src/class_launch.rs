@@ -7,7 +7,6 @@
 use crate::block::BlockRunner;
 use crate::block_classes::AffineTracker;
 use crate::fault::EmuFault;
-use crate::observe::Observer;
 use crate::stats::Tally;
 
 /// Classes tried before the rest of the blocks are left to run one by one: a kernel whose
@@ -28,8 +27,6 @@ pub struct Classed {
     /// Linear indices of the blocks not counted yet, in order.
     pub left: Vec<u64>,
     pub classes: usize,
-    /// Why classing stopped early, when the tracker refused the kernel.
-    pub refused: Option<String>,
 }
 
 /// How far the block at linear index `index` is from the middle of the grid, each dimension
@@ -52,20 +49,17 @@ fn position(grid: [u32; 3], index: u64) -> [i64; 3] {
 /// `run` runs one cluster and is the launch's own (it turns a panic into a fault).
 pub fn count_by_class(
     runner: &mut BlockRunner,
-    observer: &dyn Observer,
     run: impl Fn(&mut BlockRunner, u64) -> Result<(), EmuFault>,
 ) -> Result<Classed, EmuFault> {
     let shape = runner.cfg.cluster_shape(runner.prog);
     // Positions and distances are in clusters.
     let grid = shape.clusters(runner.cfg.grid);
-    let blocks_per_unit = shape.size() as u64;
     let units: u64 = grid.iter().map(|&g| g as u64).product();
     let warps = runner.warps.len();
     let mut classed = Classed {
         tally: Tally::new(runner.prog.insts.len()),
         left: (0..units).collect(),
         classes: 0,
-        refused: None,
     };
     while !classed.left.is_empty() && classed.classes < MAX_CLASSES && !runner.cancel.is_cancelled() {
         let nth = (0..classed.left.len())
@@ -79,11 +73,9 @@ pub fn count_by_class(
         let tracker = runner.affine.take().expect("the tracker stays with the runner");
         result?;
         classed.classes += 1;
-        if let Some(why) = tracker.refused {
+        if tracker.refused.is_some() {
             classed.tally.merge(one);
             classed.left.remove(nth);
-            observer.blocks_finished(blocks_per_unit);
-            classed.refused = Some(why);
             break;
         }
         let at = position(grid, representative);
@@ -95,7 +87,6 @@ pub fn count_by_class(
             !joins
         });
         classed.tally.add_times(&one, members);
-        observer.blocks_finished(members * blocks_per_unit);
         if members < MIN_MEMBERS {
             break;
         }

@@ -54,8 +54,11 @@ pub fn launch(
         && cfg.lanes_per_warp == 32;
     let (classed, order) = if classing {
         let mut runner = BlockRunner::new(prog, cfg, mem, &abort, cancel);
-        match count_by_class(&mut runner, shared, run_cluster_catching) {
+        match count_by_class(&mut runner, run_cluster_catching) {
             Ok(mut classed) => {
+                // Reported once the phase succeeded: a launch that falls back to every
+                // block (below) must not have reported these already.
+                shared.blocks_finished(classed.tally.blocks);
                 let order = std::mem::take(&mut classed.left);
                 (Some(classed), Some(order))
             }
